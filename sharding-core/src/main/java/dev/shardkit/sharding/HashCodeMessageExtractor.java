@@ -1,0 +1,49 @@
+package dev.shardkit.sharding;
+
+/**
+ * An extractor over {@link ShardingEnvelope} whose shard ids are {@code Math.abs(id.hashCode() % n)}
+ * — the same shard ids as Pekko's and Akka's {@code HashCodeMessageExtractor}, so that a cluster
+ * migrating from them keeps its shard ids (and the data keyed by them). {@code String.hashCode} is
+ * specified by the JDK, so the ids are stable across JVMs. New projects should prefer
+ * {@link StableHashMessageExtractor}, which spreads similar ids better.
+ *
+ * @param <M> the entity's message type
+ */
+public final class HashCodeMessageExtractor<M> implements MessageExtractor<ShardingEnvelope<M>, M> {
+  private final int numberOfShards;
+
+  /**
+   * @param numberOfShards how many shards the ids are spread over
+   * @throws IllegalArgumentException if {@code numberOfShards} is less than 1
+   */
+  public HashCodeMessageExtractor(int numberOfShards) {
+    if (numberOfShards < 1) {
+      throw new IllegalArgumentException("numberOfShards must be at least 1, got " + numberOfShards);
+    }
+    this.numberOfShards = numberOfShards;
+  }
+
+  /** The shard id for an entity id with the given number of shards. */
+  public static String shardIdFor(String entityId, int numberOfShards) {
+    return Integer.toString(Math.abs(entityId.hashCode() % numberOfShards));
+  }
+
+  public int numberOfShards() {
+    return numberOfShards;
+  }
+
+  @Override
+  public String entityId(ShardingEnvelope<M> envelope) {
+    return envelope.entityId();
+  }
+
+  @Override
+  public String shardId(String entityId) {
+    return shardIdFor(entityId, numberOfShards);
+  }
+
+  @Override
+  public M unwrapMessage(ShardingEnvelope<M> envelope) {
+    return envelope.message();
+  }
+}

@@ -1,0 +1,131 @@
+package dev.shardkit.sharding;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The default strategy: a new shard goes to the region with the fewest shards (the requester wins
+ * a tie, which saves a hop; then the oldest region), and a rebalance round moves shards from the
+ * regions with the most to those with the fewest until no two regions differ by more than the
+ * threshold.
+ *
+ * <p>One round moves at most {@code min(absoluteLimit, max(1, relativeLimit × total shards))}
+ * shards, and a region either gives or receives in a round, never both.
+ */
+public final class LeastShardAllocationStrategy implements ShardAllocationStrategy {
+  private final int rebalanceThreshold;
+  private final int absoluteLimit;
+  private final double relativeLimit;
+
+  /** The strategy with the defaults of {@code shardkit.sharding.least-shard-allocation-strategy}. */
+  public LeastShardAllocationStrategy() {
+    this(1, 20, 0.1);
+  }
+
+  /**
+   * @param rebalanceThreshold how many more shards than the least loaded region a region may hold
+   *     before shards move from it (at least 1)
+   * @param absoluteLimit the most shards moved in one round (at least 1)
+   * @param relativeLimit the most shards moved in one round as a fraction of all shards (above 0)
+   * @throws IllegalArgumentException if a limit is out of range
+   */
+  public LeastShardAllocationStrategy(int rebalanceThreshold, int absoluteLimit, double relativeLimit) {
+    if (rebalanceThreshold < 1) {
+      throw new IllegalArgumentException("rebalance-threshold must be at least 1, got " + rebalanceThreshold);
+    }
+    if (absoluteLimit < 1) {
+      throw new IllegalArgumentException("rebalance-absolute-limit must be at least 1, got " + absoluteLimit);
+    }
+    if (!(relativeLimit > 0.0)) {
+      throw new IllegalArgumentException("rebalance-relative-limit must be above 0, got " + relativeLimit);
+    }
+    this.rebalanceThreshold = rebalanceThreshold;
+    this.absoluteLimit = absoluteLimit;
+    this.relativeLimit = relativeLimit;
+  }
+
+  @Override
+  public RegionInfo allocateShard(RegionInfo requester, String shardId, ShardAllocation allocation) {
+    RegionInfo best = null;
+    int bestCount = Integer.MAX_VALUE;
+    // regions() is oldest first, so the strict '<' keeps the oldest among equals.
+    for (RegionInfo region : allocation.regions()) {
+      int count = allocation.shardsOf(region).size();
+      if (count < bestCount) {
+        best = region;
+        bestCount = count;
+      }
+    }
+    if (best == null) {
+      throw new IllegalArgumentException("No region to allocate shard [" + shardId + "] to");
+    }
+    if (allocation.shardsByRegion().containsKey(requester) && allocation.shardsOf(requester).size() == bestCount) {
+      return requester;
+    }
+    return best;
+  }
+
+  @Override
+  public Set<String> rebalance(ShardAllocation allocation, Set<String> rebalanceInProgress) {
+    List<RegionInfo> regions = allocation.regions();
+    if (regions.size() < 2) {
+      return Set.of();
+    }
+    int limit = Math.min(absoluteLimit, Math.max(1, (int) (relativeLimit * allocation.shardCount())));
+    Map<RegionInfo, Integer> counts = new HashMap<>();
+    for (RegionInfo r : regions) {
+      counts.put(r, allocation.shardsOf(r).size());
+    }
+    Set<RegionInfo> givers = new HashSet<>();
+    Set<RegionInfo> receivers = new HashSet<>();
+    Set<String> chosen = new LinkedHashSet<>();
+    while (chosen.size() < limit) {
+      RegionInfo richest = null;
+      RegionInfo poorest = null;
+      for (RegionInfo r : regions) {
+        int c = counts.get(r);
+        if (!receivers.contains(r) && (richest == null || c > counts.get(richest))) {
+          richest = r;
+        }
+        if (!givers.contains(r) && (poorest == null || c < counts.get(poorest))) {
+          poorest = r;
+        }
+      }
+      if (richest == null || poorest == null || richest.equals(poorest)
+          || counts.get(richest) - counts.get(poorest) <= rebalanceThreshold) {
+        break;
+      }
+      String shard = nextMovable(allocation.shardsOf(richest), rebalanceInProgress, chosen);
+      if (shard == null) {
+        break;
+      }
+      chosen.add(shard);
+      counts.merge(richest, -1, Integer::sum);
+      counts.merge(poorest, 1, Integer::sum);
+      givers.add(richest);
+      receivers.add(poorest);
+    }
+    return chosen;
+  }
+
+  // The most recently allocated shards move first: they are the least likely to be warm.
+  private static String nextMovable(List<String> shards, Set<String> inProgress, Set<String> chosen) {
+    for (int i = shards.size() - 1; i >= 0; i--) {
+      String s = shards.get(i);
+      if (!inProgress.contains(s) && !chosen.contains(s)) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public String toString() {
+    return "LeastShardAllocationStrategy(threshold=" + rebalanceThreshold + ", absoluteLimit=" + absoluteLimit
+        + ", relativeLimit=" + relativeLimit + ")";
+  }
+}

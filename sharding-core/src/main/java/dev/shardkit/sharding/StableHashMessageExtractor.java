@@ -1,0 +1,53 @@
+package dev.shardkit.sharding;
+
+import dev.shardkit.sharding.internal.Murmur3;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The default extractor over {@link ShardingEnvelope}: the shard id is the 32-bit Murmur3 hash
+ * (x86 variant, seed 0) of the entity id's UTF-8 bytes, modulo the number of shards, as a decimal
+ * string. It depends on nothing JVM-specific, so every node, JVM version and language computes the
+ * same shard for the same id.
+ *
+ * @param <M> the entity's message type
+ */
+public final class StableHashMessageExtractor<M> implements MessageExtractor<ShardingEnvelope<M>, M> {
+  private final int numberOfShards;
+
+  /**
+   * @param numberOfShards how many shards the ids are spread over; keep it fixed for the life of
+   *     the cluster (changing it moves entities between shards) and well above the number of nodes
+   * @throws IllegalArgumentException if {@code numberOfShards} is less than 1
+   */
+  public StableHashMessageExtractor(int numberOfShards) {
+    if (numberOfShards < 1) {
+      throw new IllegalArgumentException("numberOfShards must be at least 1, got " + numberOfShards);
+    }
+    this.numberOfShards = numberOfShards;
+  }
+
+  /** The shard id for an entity id with the given number of shards. */
+  public static String shardIdFor(String entityId, int numberOfShards) {
+    int hash = Murmur3.hash32(entityId.getBytes(StandardCharsets.UTF_8));
+    return Integer.toString(Math.floorMod(hash, numberOfShards));
+  }
+
+  public int numberOfShards() {
+    return numberOfShards;
+  }
+
+  @Override
+  public String entityId(ShardingEnvelope<M> envelope) {
+    return envelope.entityId();
+  }
+
+  @Override
+  public String shardId(String entityId) {
+    return shardIdFor(entityId, numberOfShards);
+  }
+
+  @Override
+  public M unwrapMessage(ShardingEnvelope<M> envelope) {
+    return envelope.message();
+  }
+}

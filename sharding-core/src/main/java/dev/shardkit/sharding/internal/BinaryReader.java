@@ -1,0 +1,128 @@
+package dev.shardkit.sharding.internal;
+
+import java.util.Arrays;
+
+/**
+ * Reads what {@link BinaryWriter} wrote. Not thread-safe: one reader per message.
+ *
+ * <p>Every read checks the bytes it needs are there and throws {@link IllegalArgumentException}
+ * naming the offset when they are not, so that a truncated or corrupt message fails with a
+ * readable error instead of an {@code ArrayIndexOutOfBoundsException}, and so that a corrupt
+ * length can never make us allocate more than the message itself holds.
+ */
+final class BinaryReader {
+  private final byte[] buf;
+  private int pos;
+
+  BinaryReader(byte[] bytes) {
+    this.buf = bytes;
+  }
+
+  /** Bytes not read yet; an upper bound on how many elements a collection can still hold. */
+  int remaining() {
+    return buf.length - pos;
+  }
+
+  int readVarUInt() {
+    int value = readRawVarint();
+    if (value < 0) {
+      throw corrupt("a length or count of " + Integer.toUnsignedString(value));
+    }
+    return value;
+  }
+
+  int readVarInt() {
+    int zigzag = readRawVarint();
+    return (zigzag >>> 1) ^ -(zigzag & 1);
+  }
+
+  byte[] readBytes() {
+    int length = readLength();
+    byte[] bytes = Arrays.copyOfRange(buf, pos, pos + length);
+    pos += length;
+    return bytes;
+  }
+
+  /** Reads a string or null; accepts the surrogate encoding {@link BinaryWriter#writeString} uses. */
+  String readString() {
+    int lengthPlusOne = readVarUInt();
+    if (lengthPlusOne == 0) {
+      return null;
+    }
+    int length = lengthPlusOne - 1;
+    if (length > remaining()) {
+      throw corrupt("a string of " + length + " bytes with only " + remaining() + " left");
+    }
+    int start = pos;
+    int end = start + length;
+    // UTF-8 never takes fewer bytes than UTF-16 takes chars, so this is always big enough.
+    char[] out = new char[length];
+    int o = 0;
+    int p = start;
+    while (p < end) {
+      int b = buf[p++] & 0xFF;
+      if (b < 0x80) {
+        out[o++] = (char) b;
+      } else if ((b & 0xE0) == 0xC0) {
+        out[o++] = (char) (((b & 0x1F) << 6) | continuation(p++, end));
+      } else if ((b & 0xF0) == 0xE0) {
+        int c1 = continuation(p++, end);
+        int c2 = continuation(p++, end);
+        out[o++] = (char) (((b & 0x0F) << 12) | (c1 << 6) | c2);
+      } else if ((b & 0xF8) == 0xF0) {
+        int c1 = continuation(p++, end);
+        int c2 = continuation(p++, end);
+        int c3 = continuation(p++, end);
+        int cp = ((b & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3;
+        if (cp < Character.MIN_SUPPLEMENTARY_CODE_POINT || cp > Character.MAX_CODE_POINT) {
+          throw corrupt("an invalid code point U+" + Integer.toHexString(cp).toUpperCase() + " in a string");
+        }
+        out[o++] = Character.highSurrogate(cp);
+        out[o++] = Character.lowSurrogate(cp);
+      } else {
+        throw corrupt("the byte 0x" + Integer.toHexString(b) + ", which cannot start a UTF-8 sequence,");
+      }
+    }
+    pos = end;
+    return new String(out, 0, o);
+  }
+
+  private int continuation(int at, int end) {
+    if (at >= end) {
+      throw corrupt("a string ending in the middle of a UTF-8 sequence");
+    }
+    int b = buf[at] & 0xFF;
+    if ((b & 0xC0) != 0x80) {
+      throw corrupt("the byte 0x" + Integer.toHexString(b) + " where a UTF-8 continuation byte belongs");
+    }
+    return b & 0x3F;
+  }
+
+  private int readLength() {
+    int length = readVarUInt();
+    if (length > remaining()) {
+      throw corrupt("a length of " + length + " with only " + remaining() + " bytes left");
+    }
+    return length;
+  }
+
+  private int readRawVarint() {
+    int value = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+      if (pos >= buf.length) {
+        throw corrupt("a varint cut off by the end of the message");
+      }
+      int b = buf[pos++];
+      value |= (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        return value;
+      }
+    }
+    throw corrupt("a varint longer than 5 bytes");
+  }
+
+  private IllegalArgumentException corrupt(String what) {
+    return new IllegalArgumentException(
+        "truncated or corrupt message: found " + what + " at offset " + pos + " of " + buf.length);
+  }
+}

@@ -1,0 +1,129 @@
+package dev.shardkit.sharding.internal;
+
+import java.util.Arrays;
+
+/**
+ * Appends the primitives of {@link ShardingSerializer}'s format to a growing byte array. Not
+ * thread-safe: one writer per message.
+ *
+ * <p>Unsigned varints are little-endian base-128 (7 bits per byte, high bit set on every byte
+ * but the last); signed ints are zigzag-mapped first so that small negative numbers stay short.
+ * Strings are a varint of (byte length + 1), 0 standing for null, followed by the bytes.
+ */
+final class BinaryWriter {
+  private byte[] buf;
+  private int pos;
+
+  BinaryWriter(int initialCapacity) {
+    buf = new byte[Math.max(16, initialCapacity)];
+  }
+
+  /** Writes a non-negative int in 1 to 5 bytes. */
+  void writeVarUInt(int value) {
+    if (value < 0) {
+      throw new IllegalArgumentException("a length or count cannot be negative, got " + value);
+    }
+    ensure(5);
+    while ((value & ~0x7F) != 0) {
+      buf[pos++] = (byte) ((value & 0x7F) | 0x80);
+      value >>>= 7;
+    }
+    buf[pos++] = (byte) value;
+  }
+
+  /** Writes any int, zigzag-encoded, in 1 to 5 bytes. */
+  void writeVarInt(int value) {
+    int zigzag = (value << 1) ^ (value >> 31);
+    ensure(5);
+    while ((zigzag & ~0x7F) != 0) {
+      buf[pos++] = (byte) ((zigzag & 0x7F) | 0x80);
+      zigzag >>>= 7;
+    }
+    buf[pos++] = (byte) zigzag;
+  }
+
+  /** Writes a length-prefixed byte array (never null). */
+  void writeBytes(byte[] bytes) {
+    writeVarUInt(bytes.length);
+    ensure(bytes.length);
+    System.arraycopy(bytes, 0, buf, pos, bytes.length);
+    pos += bytes.length;
+  }
+
+  /**
+   * Writes a string, or null, as UTF-8. An unpaired surrogate, which strict UTF-8 cannot carry,
+   * is written in the 3-byte form a code point of its value would take (as in WTF-8) instead of
+   * being replaced by '?': entity and shard ids must survive the trip exactly, or a message would
+   * reach a different entity than the one it was sent to.
+   */
+  void writeString(String s) {
+    if (s == null) {
+      writeVarUInt(0);
+      return;
+    }
+    int n = s.length();
+    long byteLength = encodedLength(s, n);
+    if (byteLength >= Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("string too long to serialize: " + byteLength + " UTF-8 bytes");
+    }
+    writeVarUInt((int) byteLength + 1);
+    ensure((int) byteLength);
+    byte[] b = buf;
+    int p = pos;
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        b[p++] = (byte) c;
+      } else if (c < 0x800) {
+        b[p++] = (byte) (0xC0 | (c >> 6));
+        b[p++] = (byte) (0x80 | (c & 0x3F));
+      } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+        int cp = Character.toCodePoint(c, s.charAt(++i));
+        b[p++] = (byte) (0xF0 | (cp >> 18));
+        b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+        b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+        b[p++] = (byte) (0x80 | (cp & 0x3F));
+      } else {
+        b[p++] = (byte) (0xE0 | (c >> 12));
+        b[p++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+        b[p++] = (byte) (0x80 | (c & 0x3F));
+      }
+    }
+    pos = p;
+  }
+
+  /** The bytes written so far, in an array of exactly that length. */
+  byte[] toByteArray() {
+    return pos == buf.length ? buf : Arrays.copyOf(buf, pos);
+  }
+
+  private static long encodedLength(String s, int n) {
+    long length = n;
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c >= 0x80) {
+        if (c < 0x800) {
+          length += 1;
+        } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+          // Two chars become four bytes.
+          length += 2;
+          i++;
+        } else {
+          length += 2;
+        }
+      }
+    }
+    return length;
+  }
+
+  private void ensure(int extra) {
+    int needed = pos + extra;
+    if (needed < 0) {
+      throw new IllegalArgumentException("message too large to serialize");
+    }
+    if (needed > buf.length) {
+      int grown = buf.length << 1;
+      buf = Arrays.copyOf(buf, grown < 0 ? Integer.MAX_VALUE - 8 : Math.max(grown, needed));
+    }
+  }
+}

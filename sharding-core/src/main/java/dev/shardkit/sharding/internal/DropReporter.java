@@ -1,0 +1,68 @@
+package dev.shardkit.sharding.internal;
+
+import java.time.Duration;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.Dropped;
+import org.slf4j.Logger;
+
+/**
+ * Counts messages a region or shard could not deliver and warns about them at most once per
+ * interval, so that a flood of drops cannot flood the log too.
+ */
+public final class DropReporter {
+  private final Logger log;
+  private final String typeName;
+  private final Consumer<Object> deadLetters;
+  private final long intervalNanos;
+  private final LongSupplier clock;
+  private long dropped;
+  private long droppedSinceWarning;
+  private long lastWarning;
+  private boolean warned;
+
+  /**
+   * @param deadLetters where dropped messages are published, as {@link Dropped} events (the
+   *     system's event stream; dead-letter listeners and tests see them there)
+   */
+  public DropReporter(Logger log, String typeName, Duration interval, Consumer<Object> deadLetters) {
+    this(log, typeName, interval, deadLetters, System::nanoTime);
+  }
+
+  DropReporter(Logger log, String typeName, Duration interval, Consumer<Object> deadLetters, LongSupplier clock) {
+    this.log = log;
+    this.typeName = typeName;
+    this.deadLetters = deadLetters;
+    this.intervalNanos = interval.toNanos();
+    this.clock = clock;
+  }
+
+  /**
+   * Publishes a dropped message as a dead letter, counts it, and warns when the last warning is
+   * older than the interval.
+   *
+   * @param recipient the actor that dropped it (for the dead letter)
+   * @return true if this call logged a warning
+   */
+  public boolean dropped(Object message, String reason, ActorRef recipient) {
+    deadLetters.accept(Dropped.apply(message, "shardkit [" + typeName + "]: " + reason, recipient));
+    dropped++;
+    droppedSinceWarning++;
+    long now = clock.getAsLong();
+    if (!warned || now - lastWarning >= intervalNanos) {
+      log.warn("Entity type [{}]: {} ({} message(s) dropped to dead letters since the last warning, {} in all)",
+          typeName, reason, droppedSinceWarning, dropped);
+      warned = true;
+      lastWarning = now;
+      droppedSinceWarning = 0;
+      return true;
+    }
+    return false;
+  }
+
+  /** Messages dropped since this reporter was created. */
+  public long total() {
+    return dropped;
+  }
+}

@@ -1,0 +1,72 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.EntityRef;
+import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+
+/** An {@link EntityRef}: the entity's shard is computed once, the route per message. */
+public final class EntityRefImpl<M> implements EntityRef<M> {
+  private final EntityTypeKey<M> typeKey;
+  private final String entityId;
+  private final String shardId;
+  private final RegionHandle handle;
+  private final Scheduler scheduler;
+
+  public EntityRefImpl(EntityTypeKey<M> typeKey, String entityId, String shardId, RegionHandle handle,
+      Scheduler scheduler) {
+    this.typeKey = typeKey;
+    this.entityId = entityId;
+    this.shardId = shardId;
+    this.handle = handle;
+    this.scheduler = scheduler;
+  }
+
+  @Override
+  public EntityTypeKey<M> typeKey() {
+    return typeKey;
+  }
+
+  @Override
+  public String entityId() {
+    return entityId;
+  }
+
+  @Override
+  public void tell(M message) {
+    handle.deliver(envelope(message));
+  }
+
+  @Override
+  public <R> CompletionStage<R> ask(Function<ActorRef<R>, M> messageFactory, Duration timeout) {
+    if (messageFactory == null) {
+      throw new IllegalArgumentException("ask to entity [" + entityId + "] of type [" + typeKey.name()
+          + "] needs a message factory, got null");
+    }
+    // The route is chosen before the factory runs; a message counted as pending in the region is
+    // created inside AskPattern right before it is sent, so the count never leaks.
+    ActorRef<Object> direct = handle.shortcut(shardId, null);
+    if (direct != null) {
+      return AskPattern.<Object, R>ask(direct, replyTo -> envelope(messageFactory.apply(replyTo)), timeout, scheduler);
+    }
+    return AskPattern.<Object, R>ask(handle.region(),
+        replyTo -> handle.viaRegion(envelope(messageFactory.apply(replyTo))), timeout, scheduler);
+  }
+
+  private Deliver envelope(M message) {
+    if (message == null) {
+      throw new IllegalArgumentException("Cannot send null to entity [" + entityId + "] of type [" + typeKey.name() + "]");
+    }
+    return new Deliver(typeKey.name(), shardId, entityId, message);
+  }
+
+  @Override
+  public String toString() {
+    return "EntityRef(" + typeKey.name() + ", " + entityId + ")";
+  }
+}

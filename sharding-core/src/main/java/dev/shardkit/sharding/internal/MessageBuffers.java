@@ -1,0 +1,76 @@
+package dev.shardkit.sharding.internal;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Messages held per key (a shard without a known home, an entity being passivated) with one limit
+ * over all keys, so that memory stays bounded whatever the traffic. Owned by one actor; not
+ * thread-safe.
+ *
+ * @param <K> the key messages are held under
+ */
+public final class MessageBuffers<K> {
+  private final int limit;
+  private final Map<K, ArrayDeque<Object>> buffers = new HashMap<>();
+  private int total;
+
+  /** @param limit the most messages held over all keys; 0 holds none */
+  public MessageBuffers(int limit) {
+    if (limit < 0) {
+      throw new IllegalArgumentException("buffer limit must not be negative, got " + limit);
+    }
+    this.limit = limit;
+  }
+
+  /**
+   * Holds a message under a key, after those already held for it.
+   *
+   * @return false, holding nothing, when the limit is reached
+   */
+  public boolean offer(K key, Object message) {
+    if (total >= limit) {
+      return false;
+    }
+    buffers.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(message);
+    total++;
+    return true;
+  }
+
+  /** Removes and returns what is held for a key, oldest first; empty if nothing. */
+  public List<Object> drain(K key) {
+    ArrayDeque<Object> held = buffers.remove(key);
+    if (held == null) {
+      return List.of();
+    }
+    total -= held.size();
+    return List.copyOf(held);
+  }
+
+  public boolean contains(K key) {
+    return buffers.containsKey(key);
+  }
+
+  /** The keys that have messages held. */
+  public Set<K> keys() {
+    return Set.copyOf(buffers.keySet());
+  }
+
+  /** How many messages are held for a key. */
+  public int size(K key) {
+    ArrayDeque<Object> held = buffers.get(key);
+    return held == null ? 0 : held.size();
+  }
+
+  /** How many messages are held over all keys. */
+  public int total() {
+    return total;
+  }
+
+  public int limit() {
+    return limit;
+  }
+}

@@ -1,0 +1,34 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.EntityContext;
+import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.MessageExtractor;
+import dev.shardkit.sharding.ShardingSettings;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+
+/**
+ * Everything a region needs to know about its entity type.
+ *
+ * @param createBehavior empty for a proxy-only region, which never hosts shards
+ * @param coordinator where registrations go: the coordinator singleton's proxy
+ */
+public record RegionSpec(
+    EntityTypeKey<Object> typeKey,
+    MessageExtractor<Object, Object> extractor,
+    Optional<Function<EntityContext<Object>, Behavior<Object>>> createBehavior,
+    Optional<Object> stopMessage,
+    ShardingSettings settings,
+    ActorRef<Object> coordinator,
+    RegionHandle handle) {
+
+  public boolean proxyOnly() {
+    return createBehavior.isEmpty();
+  }
+
+  public String typeName() {
+    return typeKey.name();
+  }
+}

@@ -1,0 +1,164 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.EntityContext;
+import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.Passivate;
+import dev.shardkit.sharding.ShardCommand;
+import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.BehaviorInterceptor;
+import org.apache.pekko.actor.typed.TypedActorContext;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+
+/**
+ * One shard: creates its entities on their first message, delivers to them, and passivates them
+ * without losing what arrives meanwhile. A thin shell around {@link EntityTable}.
+ */
+public final class Shard extends AbstractBehavior<Object> {
+
+  /** Ask for the shard's live entity ids; answered with {@link ShardSnapshot}. Local only. */
+  public record GetShardState(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
+
+  /** A shard's live entities. Local only. */
+  public record ShardSnapshot(String shardId, Set<String> entityIds) implements NoSerializationVerificationNeeded {}
+
+  private record EntityStopped(String entityId) implements NoSerializationVerificationNeeded {}
+
+  /** Stops an entity that has no stop message of its own, after what is already in its mailbox. */
+  enum StopEntity implements NoSerializationVerificationNeeded { INSTANCE }
+
+  private final EntityTypeKey<Object> typeKey;
+  private final String shardId;
+  private final Function<EntityContext<Object>, Behavior<Object>> createBehavior;
+  private final Optional<Object> stopMessage;
+  private final EntityTable entities;
+  private final DropReporter drops;
+  private final ActorRef<ShardCommand> selfAsShard;
+
+  private Shard(ActorContext<Object> context, EntityTypeKey<Object> typeKey, String shardId,
+      Function<EntityContext<Object>, Behavior<Object>> createBehavior, Optional<Object> stopMessage,
+      int bufferSize, DropReporter drops) {
+    super(context);
+    this.typeKey = typeKey;
+    this.shardId = shardId;
+    this.createBehavior = createBehavior;
+    this.stopMessage = stopMessage;
+    this.entities = new EntityTable(bufferSize);
+    this.drops = drops;
+    this.selfAsShard = context.getSelf().narrow();
+  }
+
+  public static Behavior<Object> create(EntityTypeKey<Object> typeKey, String shardId,
+      Function<EntityContext<Object>, Behavior<Object>> createBehavior, Optional<Object> stopMessage,
+      int bufferSize, DropReporter drops) {
+    return Behaviors.setup(ctx -> new Shard(ctx, typeKey, shardId, createBehavior, stopMessage, bufferSize, drops));
+  }
+
+  @Override
+  public Receive<Object> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Deliver.class, this::onDeliver)
+        .onMessage(Passivate.class, this::onPassivate)
+        .onMessage(EntityStopped.class, this::onEntityStopped)
+        .onMessage(GetShardState.class, this::onGetShardState)
+        .build();
+  }
+
+  private Behavior<Object> onDeliver(Deliver d) {
+    ActorRef<Object> entity = entities.active(d.entityId());
+    if (entity != null) {
+      entity.tell(d.message());
+    } else if (entities.status(d.entityId()) == EntityTable.Status.PASSIVATING) {
+      if (!entities.hold(d.entityId(), d.message())) {
+        drops.dropped(d.message(), "buffer full while entity [" + d.entityId() + "] of shard [" + shardId
+            + "] passivates", Adapter.toClassic(getContext().getSelf()));
+      }
+    } else {
+      entity = startEntity(d.entityId(), d.message());
+      if (entity != null) {
+        entity.tell(d.message());
+      }
+    }
+    return this;
+  }
+
+  private ActorRef<Object> startEntity(String entityId, Object firstMessage) {
+    Behavior<Object> behavior;
+    try {
+      behavior = createBehavior.apply(new EntityContext<>(typeKey, entityId, selfAsShard));
+      if (behavior == null) {
+        throw new IllegalStateException("the behavior factory returned null");
+      }
+    } catch (RuntimeException e) {
+      getContext().getLog().error("Entity type [{}]: creating entity [{}] in shard [{}] failed", typeKey.name(),
+          entityId, shardId, e);
+      drops.dropped(firstMessage, "entity [" + entityId + "] could not be created: " + e,
+          Adapter.toClassic(getContext().getSelf()));
+      return null;
+    }
+    if (stopMessage.isEmpty()) {
+      behavior = Behaviors.intercept(StopInterceptor::new, behavior);
+    }
+    ActorRef<Object> ref = getContext().spawn(behavior, URLEncoder.encode(entityId, StandardCharsets.UTF_8));
+    getContext().watchWith(ref, new EntityStopped(entityId));
+    entities.started(entityId, ref);
+    return ref;
+  }
+
+  private Behavior<Object> onPassivate(Passivate p) {
+    String entityId = entities.idOf(p.entity());
+    if (entityId == null) {
+      getContext().getLog().debug("Entity type [{}]: ignoring Passivate for {}, not an entity of shard [{}]",
+          typeKey.name(), p.entity(), shardId);
+    } else if (entities.passivating(entityId)) {
+      p.entity().unsafeUpcast().tell(stopMessage.orElse(StopEntity.INSTANCE));
+    }
+    return this;
+  }
+
+  private Behavior<Object> onEntityStopped(EntityStopped stopped) {
+    List<Object> held = entities.stopped(stopped.entityId());
+    if (!held.isEmpty()) {
+      ActorRef<Object> next = startEntity(stopped.entityId(), held.get(0));
+      if (next != null) {
+        held.forEach(next::tell);
+      } else {
+        held.stream().skip(1).forEach(m -> drops.dropped(m, "entity [" + stopped.entityId()
+            + "] could not be created again", Adapter.toClassic(getContext().getSelf())));
+      }
+    }
+    return this;
+  }
+
+  private Behavior<Object> onGetShardState(GetShardState get) {
+    get.replyTo().tell(new ShardSnapshot(shardId, entities.entityIds()));
+    return this;
+  }
+
+  /** Turns {@link StopEntity} into a stop once the entity reaches it in its mailbox. */
+  private static final class StopInterceptor extends BehaviorInterceptor<Object, Object> {
+    StopInterceptor() {
+      super(Object.class);
+    }
+
+    @Override
+    public Behavior<Object> aroundReceive(TypedActorContext<Object> ctx, Object msg, ReceiveTarget<Object> target) {
+      if (msg == StopEntity.INSTANCE) {
+        return Behaviors.stopped();
+      }
+      return target.apply(ctx, msg);
+    }
+  }
+}

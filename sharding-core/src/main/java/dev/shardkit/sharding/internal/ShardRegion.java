@@ -1,0 +1,309 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.ShardRegionState;
+import dev.shardkit.sharding.internal.RegionHandle.ViaRegion;
+import dev.shardkit.sharding.internal.RoutingTable.Home;
+import dev.shardkit.sharding.internal.RoutingTable.Local;
+import dev.shardkit.sharding.internal.RoutingTable.Remote;
+import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.slf4j.Logger;
+
+/**
+ * One node's region of one entity type: routes each message to the shard's home, holds messages
+ * for shards whose home is not known yet and asks the coordinator for it, and hosts the shards
+ * the coordinator places here. A proxy-only region routes and holds but never hosts.
+ *
+ * <p>States: <em>registering</em> (no coordinator yet: known homes keep working, everything else
+ * is held) and <em>active</em> (registered: unknown homes are asked for).
+ */
+public final class ShardRegion {
+
+  /** Ask for this region's state; answered with {@link LocalState}. Local only. */
+  public record GetLocalState(ActorRef<Object> replyTo, Duration timeout) implements NoSerializationVerificationNeeded {}
+
+  /** This region's state. Local only. */
+  public record LocalState(ShardRegionState state) implements NoSerializationVerificationNeeded {}
+
+  private enum RetryTick implements NoSerializationVerificationNeeded { INSTANCE }
+
+  private record CoordinatorTerminated(ActorRef<Object> coordinator) implements NoSerializationVerificationNeeded {}
+
+  private record RegionTerminated(ActorRef<Object> region) implements NoSerializationVerificationNeeded {}
+
+  private record ShardTerminated(String shardId) implements NoSerializationVerificationNeeded {}
+
+  private static final Duration STATS_TIMEOUT = Duration.ofSeconds(5);
+
+  private final ActorContext<Object> context;
+  private final RegionSpec spec;
+  private final ActorRef<Object> self;
+  private final Logger log;
+  private final MessageBuffers<String> buffers;
+  private final DropReporter drops;
+  private final Set<ActorRef<Object>> watchedRegions = new HashSet<>();
+  private RoutingTable table = RoutingTable.empty();
+  private ActorRef<Object> coordinator;
+
+  private ShardRegion(ActorContext<Object> context, TimerScheduler<Object> timers, RegionSpec spec) {
+    this.context = context;
+    this.spec = spec;
+    this.self = context.getSelf();
+    this.log = context.getLog();
+    this.buffers = new MessageBuffers<>(spec.settings().bufferSize());
+    this.drops = newDropReporter(context, spec);
+    timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
+  }
+
+  static DropReporter newDropReporter(ActorContext<Object> context, RegionSpec spec) {
+    var eventStream = Adapter.toClassic(context.getSystem()).eventStream();
+    return new DropReporter(context.getLog(), spec.typeName(), spec.settings().dropWarningInterval(),
+        eventStream::publish);
+  }
+
+  public static Behavior<Object> create(RegionSpec spec) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
+      ShardRegion region = new ShardRegion(ctx, timers, spec);
+      region.register();
+      return region.registering();
+    }));
+  }
+
+  // ---- states
+
+  private Behavior<Object> registering() {
+    return common(Behaviors.receive(Object.class)
+        .onMessage(RegisterAck.class, this::onRegisterAck)
+        .onMessageEquals(RetryTick.INSTANCE, () -> {
+          register();
+          return Behaviors.same();
+        }));
+  }
+
+  private Behavior<Object> active() {
+    return common(Behaviors.receive(Object.class)
+        .onMessage(RegisterAck.class, this::onRegisterAck)
+        .onMessageEquals(RetryTick.INSTANCE, () -> {
+          buffers.keys().forEach(this::requestHome);
+          return Behaviors.same();
+        })
+        .onMessage(CoordinatorTerminated.class, t -> {
+          if (!t.coordinator().equals(coordinator)) {
+            return Behaviors.same();
+          }
+          log.info("Entity type [{}]: coordinator {} is gone; registering with its successor", spec.typeName(),
+              coordinator);
+          coordinator = null;
+          register();
+          return registering();
+        }));
+  }
+
+  private Behavior<Object> common(BehaviorBuilder<Object> builder) {
+    return builder
+        .onMessage(ViaRegion.class, v -> {
+          route(v.deliver());
+          spec.handle().routed();
+          return Behaviors.same();
+        })
+        .onMessage(Deliver.class, this::onDeliver)
+        .onMessage(ShardHome.class, this::onShardHome)
+        .onMessage(RegionTerminated.class, this::onRegionTerminated)
+        .onMessage(ShardTerminated.class, this::onShardTerminated)
+        .onMessage(GetLocalState.class, this::onGetLocalState)
+        .onMessage(GetRegionStats.class, this::onGetRegionStats)
+        .onMessage(CoordinatorTerminated.class, t -> Behaviors.same())
+        .onMessage(ShardingProtocol.class, m -> {
+          log.debug("Entity type [{}]: region ignores unexpected {}", spec.typeName(), m);
+          return Behaviors.same();
+        })
+        .onAnyMessage(this::onEnvelope)
+        .build();
+  }
+
+  // ---- registration
+
+  private void register() {
+    spec.coordinator().tell(spec.proxyOnly() ? new RegisterProxy(self) : new Register(self));
+  }
+
+  private Behavior<Object> onRegisterAck(RegisterAck ack) {
+    if (!ack.coordinator().equals(coordinator)) {
+      coordinator = ack.coordinator();
+      context.watchWith(coordinator, new CoordinatorTerminated(coordinator));
+      log.debug("Entity type [{}]: registered with coordinator {}", spec.typeName(), coordinator);
+    }
+    buffers.keys().forEach(this::requestHome);
+    return active();
+  }
+
+  private void requestHome(String shardId) {
+    if (coordinator != null) {
+      coordinator.tell(new GetShardHome(shardId, self));
+    }
+  }
+
+  // ---- routing
+
+  private Behavior<Object> onEnvelope(Object envelope) {
+    Deliver deliver;
+    try {
+      String entityId = spec.extractor().entityId(envelope);
+      if (entityId == null || entityId.isEmpty()) {
+        return drop(envelope, "the message extractor gave a " + (entityId == null ? "null" : "empty")
+            + " entity id for a message of class " + envelope.getClass().getName());
+      }
+      String shardId = spec.extractor().shardId(entityId);
+      if (shardId == null || shardId.isEmpty()) {
+        return drop(envelope, "the message extractor gave a null or empty shard id for entity [" + entityId + "]");
+      }
+      Object message = spec.extractor().unwrapMessage(envelope);
+      if (message == null) {
+        return drop(envelope, "the message extractor unwrapped null for entity [" + entityId + "]");
+      }
+      deliver = new Deliver(spec.typeName(), shardId, entityId, message);
+    } catch (RuntimeException e) {
+      return drop(envelope, "the message extractor threw " + e + " for a message of class "
+          + envelope.getClass().getName());
+    }
+    route(deliver);
+    return Behaviors.same();
+  }
+
+  private Behavior<Object> onDeliver(Deliver deliver) {
+    if (!spec.typeName().equals(deliver.typeName())) {
+      return drop(deliver.message(), "a message for entity [" + deliver.entityId() + "] of another entity type ["
+          + deliver.typeName() + "] reached this region");
+    }
+    route(deliver);
+    return Behaviors.same();
+  }
+
+  private void route(Deliver deliver) {
+    Home home = table.home(deliver.shardId());
+    if (home instanceof Local local) {
+      local.shard().tell(deliver);
+    } else if (home instanceof Remote remote) {
+      Optional<String> problem = spec.handle().serializability().problem(deliver.message().getClass());
+      if (problem.isPresent()) {
+        log.error("Entity type [{}]: cannot send a message of class [{}] to entity [{}] on {}: {}",
+            spec.typeName(), deliver.message().getClass().getName(), deliver.entityId(),
+            remote.region().path().address(), problem.get());
+        drop(deliver.message(), "message of class " + deliver.message().getClass().getName()
+            + " for entity [" + deliver.entityId() + "] is not serializable");
+      } else {
+        remote.region().tell(deliver);
+      }
+    } else {
+      boolean first = !buffers.contains(deliver.shardId());
+      if (!buffers.offer(deliver.shardId(), deliver)) {
+        drop(deliver.message(), "buffer full (buffer-size = " + buffers.limit() + "), dropping a message for shard ["
+            + deliver.shardId() + "] whose home is not known yet");
+      } else if (first) {
+        requestHome(deliver.shardId());
+      }
+    }
+  }
+
+  private Behavior<Object> onShardHome(ShardHome home) {
+    String shardId = home.shardId();
+    Home current = table.home(shardId);
+    if (home.region().equals(self)) {
+      if (spec.proxyOnly()) {
+        log.error("Entity type [{}]: the coordinator placed shard [{}] in a proxy-only region; ignoring it",
+            spec.typeName(), shardId);
+        return Behaviors.same();
+      }
+      if (!(current instanceof Local)) {
+        ActorRef<Object> shard = context.spawn(
+            Shard.create(spec.typeKey(), shardId, spec.createBehavior().get(), spec.stopMessage(),
+                spec.settings().bufferSize(), newDropReporter(context, spec)),
+            URLEncoder.encode(shardId, StandardCharsets.UTF_8));
+        context.watchWith(shard, new ShardTerminated(shardId));
+        table = table.withHome(shardId, new Local(shard));
+      }
+    } else if (current instanceof Local) {
+      log.error("Entity type [{}]: the coordinator says shard [{}] lives in {}, but it is hosted here; keeping it "
+          + "here", spec.typeName(), shardId, home.region());
+    } else {
+      if (watchedRegions.add(home.region())) {
+        context.watchWith(home.region(), new RegionTerminated(home.region()));
+      }
+      table = table.withHome(shardId, new Remote(home.region()));
+    }
+    for (Object held : buffers.drain(shardId)) {
+      route((Deliver) held);
+    }
+    spec.handle().publish(table);
+    return Behaviors.same();
+  }
+
+  private Behavior<Object> onRegionTerminated(RegionTerminated terminated) {
+    watchedRegions.remove(terminated.region());
+    int before = table.size();
+    table = table.withoutRegion(terminated.region());
+    spec.handle().publish(table);
+    log.info("Entity type [{}]: region {} is gone; {} shard(s) will get a new home when next used",
+        spec.typeName(), terminated.region(), before - table.size());
+    return Behaviors.same();
+  }
+
+  private Behavior<Object> onShardTerminated(ShardTerminated terminated) {
+    log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again with its next message",
+        spec.typeName(), terminated.shardId());
+    table = table.without(terminated.shardId());
+    spec.handle().publish(table);
+    return Behaviors.same();
+  }
+
+  private Behavior<Object> drop(Object message, String reason) {
+    drops.dropped(message, reason, Adapter.toClassic(self));
+    return Behaviors.same();
+  }
+
+  // ---- inspection
+
+  private Behavior<Object> onGetLocalState(GetLocalState get) {
+    int held = buffers.total();
+    long dropped = drops.total();
+    collect(get.timeout(), shards -> get.replyTo().tell(new LocalState(new ShardRegionState(
+        shards.stream().map(s -> new ShardRegionState.ShardState(s.shardId(), s.entityIds()))
+            .collect(java.util.stream.Collectors.toSet()), held, dropped))));
+    return Behaviors.same();
+  }
+
+  private Behavior<Object> onGetRegionStats(GetRegionStats get) {
+    collect(STATS_TIMEOUT, shards -> {
+      Map<String, Integer> counts = new HashMap<>();
+      shards.forEach(s -> counts.put(s.shardId(), s.entityIds().size()));
+      get.replyTo().tell(new RegionStats(counts));
+    });
+    return Behaviors.same();
+  }
+
+  private void collect(Duration timeout, java.util.function.Consumer<Set<Shard.ShardSnapshot>> onDone) {
+    context.spawnAnonymous(ShardStateCollector.create(table.localShards().values(), timeout, onDone));
+  }
+}

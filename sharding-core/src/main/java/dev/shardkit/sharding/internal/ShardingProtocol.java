@@ -1,0 +1,47 @@
+package dev.shardkit.sharding.internal;
+
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The messages regions, shards and the coordinator exchange across nodes. Every one of them is
+ * serialized by {@link ShardingSerializer}; messages that never leave a node live beside the actor
+ * that uses them and are marked {@code NoSerializationVerificationNeeded}.
+ */
+public sealed interface ShardingProtocol {
+
+  /**
+   * A user message on its way to one entity, once the extractor has been applied: region to
+   * region, and region (or an {@code EntityRef}) to shard. The type name lets a region refuse a
+   * message that reached the wrong entity type.
+   */
+  record Deliver(String typeName, String shardId, String entityId, Object message) implements ShardingProtocol {}
+
+  /** Region → coordinator: this region hosts shards. Repeated until acknowledged. */
+  record Register(ActorRef<Object> region) implements ShardingProtocol {}
+
+  /** Proxy → coordinator: this region routes but never hosts. */
+  record RegisterProxy(ActorRef<Object> proxy) implements ShardingProtocol {}
+
+  /** Coordinator → region: registered; this is the coordinator to ask from now on. */
+  record RegisterAck(ActorRef<Object> coordinator) implements ShardingProtocol {}
+
+  /** Region → coordinator: where does this shard live? */
+  record GetShardHome(String shardId, ActorRef<Object> region) implements ShardingProtocol {}
+
+  /** Coordinator → region: the shard lives in {@code region} (possibly the receiver itself). */
+  record ShardHome(String shardId, ActorRef<Object> region) implements ShardingProtocol {}
+
+  /** Anyone → coordinator: which regions are registered? */
+  record GetCurrentRegions(ActorRef<Object> replyTo) implements ShardingProtocol {}
+
+  /** Coordinator → asker: the registered regions. */
+  record CurrentRegions(Set<ActorRef<Object>> regions) implements ShardingProtocol {}
+
+  /** Anyone → region: how many entities does each of your shards have? */
+  record GetRegionStats(ActorRef<Object> replyTo) implements ShardingProtocol {}
+
+  /** Region → asker: shard id → live entity count. */
+  record RegionStats(Map<String, Integer> entityCounts) implements ShardingProtocol {}
+}

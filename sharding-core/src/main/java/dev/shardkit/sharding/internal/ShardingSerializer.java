@@ -1,0 +1,384 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.Passivate;
+import dev.shardkit.sharding.ShardingEnvelope;
+import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
+import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
+import dev.shardkit.sharding.internal.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import java.io.NotSerializableException;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.serialization.DisabledJavaSerializer;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.apache.pekko.serialization.SerializerWithStringManifest;
+import org.apache.pekko.serialization.Serializers;
+import scala.util.Try;
+
+/**
+ * Pekko serializer for the messages shardkit sends between nodes: every {@link ShardingProtocol}
+ * message, {@link ShardingEnvelope} and {@link Passivate}. Bound to them in shardkit's
+ * {@code reference.conf}; its identifier is 7241 unless
+ * {@code pekko.actor.serialization-identifiers} says otherwise.
+ *
+ * <h2>Format</h2>
+ *
+ * <p>The Pekko manifest names the message type; the bytes are its fields in declaration order,
+ * with no header, tags or version. Readers ignore bytes after the last field they know, so a
+ * later version may append fields; any other change needs a new manifest.
+ *
+ * <table>
+ *   <caption>Manifests and fields</caption>
+ *   <tr><th>manifest</th><th>message</th><th>fields</th></tr>
+ *   <tr><td>{@code D}</td><td>Deliver</td><td>str typeName, str shardId, str entityId, payload message</td></tr>
+ *   <tr><td>{@code R}</td><td>Register</td><td>ref region</td></tr>
+ *   <tr><td>{@code RP}</td><td>RegisterProxy</td><td>ref proxy</td></tr>
+ *   <tr><td>{@code RA}</td><td>RegisterAck</td><td>ref coordinator</td></tr>
+ *   <tr><td>{@code GH}</td><td>GetShardHome</td><td>str shardId, ref region</td></tr>
+ *   <tr><td>{@code H}</td><td>ShardHome</td><td>str shardId, ref region</td></tr>
+ *   <tr><td>{@code GR}</td><td>GetCurrentRegions</td><td>ref replyTo</td></tr>
+ *   <tr><td>{@code CR}</td><td>CurrentRegions</td><td>uvarint n, n &times; ref</td></tr>
+ *   <tr><td>{@code GS}</td><td>GetRegionStats</td><td>ref replyTo</td></tr>
+ *   <tr><td>{@code S}</td><td>RegionStats</td><td>uvarint n, n &times; (str shardId, svarint count)</td></tr>
+ *   <tr><td>{@code E}</td><td>ShardingEnvelope</td><td>str entityId, payload message</td></tr>
+ *   <tr><td>{@code P}</td><td>Passivate</td><td>ref entity</td></tr>
+ * </table>
+ *
+ * <ul>
+ *   <li><b>uvarint</b>: unsigned little-endian base-128 varint, 1&ndash;5 bytes.
+ *   <li><b>svarint</b>: an int zigzag-mapped to unsigned, then as uvarint.
+ *   <li><b>str</b>: uvarint (UTF-8 byte length + 1), then the bytes; a length of 0 is null. An
+ *       unpaired surrogate is written as the 3-byte sequence of its value (WTF-8), so every Java
+ *       string comes back unchanged.
+ *   <li><b>ref</b>: str holding the typed ref's {@link ActorRefResolver#toSerializationFormat}
+ *       form (path with uid); null stays null.
+ *   <li><b>payload</b>: the user's message serialized on its own by Pekko serialization, so any
+ *       serializer the application binds works: svarint serializer id, str manifest
+ *       ({@link Serializers#manifestFor}), uvarint length, the serializer's bytes.
+ * </ul>
+ *
+ * <p>A payload that cannot be serialized (no binding, only Java serialization while that is
+ * disabled, or a failing serializer) fails {@link #toBinary} with an {@link IllegalArgumentException}
+ * naming the payload's class and the entity it was for.
+ */
+public final class ShardingSerializer extends SerializerWithStringManifest {
+
+  static final int DEFAULT_IDENTIFIER = 7241;
+
+  static final String DELIVER = "D";
+  static final String REGISTER = "R";
+  static final String REGISTER_PROXY = "RP";
+  static final String REGISTER_ACK = "RA";
+  static final String GET_SHARD_HOME = "GH";
+  static final String SHARD_HOME = "H";
+  static final String GET_CURRENT_REGIONS = "GR";
+  static final String CURRENT_REGIONS = "CR";
+  static final String GET_REGION_STATS = "GS";
+  static final String REGION_STATS = "S";
+  static final String ENVELOPE = "E";
+  static final String PASSIVATE = "P";
+
+  private final ExtendedActorSystem system;
+  private final int identifier;
+
+  // Looked up on first use, not in the constructor: Pekko builds serializers while the
+  // Serialization extension itself is being created, so asking for it (or for ActorRefResolver,
+  // which needs the typed system) from here could recurse into an unfinished extension.
+  private volatile Serialization serialization;
+  private volatile ActorRefResolver resolver;
+
+  /** Called by Pekko, which creates one instance per actor system from the configuration. */
+  public ShardingSerializer(ExtendedActorSystem system) {
+    this.system = system;
+    this.identifier = identifierFromConfig(system);
+  }
+
+  // Pekko's own BaseSerializer reads this setting, but it is a Scala trait with a val that a
+  // Java class cannot mix in, so we read the same key ourselves to honour an override.
+  private static int identifierFromConfig(ExtendedActorSystem system) {
+    String key = "pekko.actor.serialization-identifiers.\"" + ShardingSerializer.class.getName() + "\"";
+    var config = system.settings().config();
+    return config.hasPath(key) ? config.getInt(key) : DEFAULT_IDENTIFIER;
+  }
+
+  @Override
+  public int identifier() {
+    return identifier;
+  }
+
+  @Override
+  public String manifest(Object o) {
+    if (o instanceof Deliver) {
+      return DELIVER;
+    } else if (o instanceof ShardingEnvelope) {
+      return ENVELOPE;
+    } else if (o instanceof Register) {
+      return REGISTER;
+    } else if (o instanceof RegisterProxy) {
+      return REGISTER_PROXY;
+    } else if (o instanceof RegisterAck) {
+      return REGISTER_ACK;
+    } else if (o instanceof GetShardHome) {
+      return GET_SHARD_HOME;
+    } else if (o instanceof ShardHome) {
+      return SHARD_HOME;
+    } else if (o instanceof GetCurrentRegions) {
+      return GET_CURRENT_REGIONS;
+    } else if (o instanceof CurrentRegions) {
+      return CURRENT_REGIONS;
+    } else if (o instanceof GetRegionStats) {
+      return GET_REGION_STATS;
+    } else if (o instanceof RegionStats) {
+      return REGION_STATS;
+    } else if (o instanceof Passivate) {
+      return PASSIVATE;
+    }
+    throw cannotHandle(o);
+  }
+
+  @Override
+  public byte[] toBinary(Object o) {
+    if (o instanceof Deliver d) {
+      Payload payload = serializePayload(d.message(),
+          () -> "for entity [" + d.entityId() + "] of type [" + d.typeName() + "]");
+      BinaryWriter w = new BinaryWriter(24 + payload.sizeHint());
+      w.writeString(d.typeName());
+      w.writeString(d.shardId());
+      w.writeString(d.entityId());
+      payload.writeTo(w);
+      return w.toByteArray();
+    } else if (o instanceof ShardingEnvelope<?> e) {
+      Payload payload = serializePayload(e.message(),
+          () -> "for entity [" + e.entityId() + "] in a ShardingEnvelope");
+      BinaryWriter w = new BinaryWriter(16 + payload.sizeHint());
+      w.writeString(e.entityId());
+      payload.writeTo(w);
+      return w.toByteArray();
+    } else if (o instanceof Register m) {
+      return refOnly(m.region());
+    } else if (o instanceof RegisterProxy m) {
+      return refOnly(m.proxy());
+    } else if (o instanceof RegisterAck m) {
+      return refOnly(m.coordinator());
+    } else if (o instanceof GetCurrentRegions m) {
+      return refOnly(m.replyTo());
+    } else if (o instanceof GetRegionStats m) {
+      return refOnly(m.replyTo());
+    } else if (o instanceof Passivate m) {
+      return refOnly(m.entity());
+    } else if (o instanceof GetShardHome m) {
+      return shardAndRef(m.shardId(), m.region());
+    } else if (o instanceof ShardHome m) {
+      return shardAndRef(m.shardId(), m.region());
+    } else if (o instanceof CurrentRegions m) {
+      BinaryWriter w = new BinaryWriter(8 + 64 * m.regions().size());
+      w.writeVarUInt(m.regions().size());
+      for (ActorRef<Object> region : m.regions()) {
+        writeRef(w, region);
+      }
+      return w.toByteArray();
+    } else if (o instanceof RegionStats m) {
+      BinaryWriter w = new BinaryWriter(8 + 16 * m.entityCounts().size());
+      w.writeVarUInt(m.entityCounts().size());
+      for (Map.Entry<String, Integer> entry : m.entityCounts().entrySet()) {
+        if (entry.getValue() == null) {
+          throw new IllegalArgumentException("RegionStats has no entity count (null) for shard [" + entry.getKey() + "]");
+        }
+        w.writeString(entry.getKey());
+        w.writeVarInt(entry.getValue());
+      }
+      return w.toByteArray();
+    }
+    throw cannotHandle(o);
+  }
+
+  @Override
+  public Object fromBinary(byte[] bytes, String manifest) throws NotSerializableException {
+    BinaryReader r = new BinaryReader(bytes);
+    try {
+      switch (manifest) {
+        case DELIVER: {
+          String typeName = r.readString();
+          String shardId = r.readString();
+          String entityId = r.readString();
+          Object message = readPayload(r, () -> "for entity [" + entityId + "] of type [" + typeName + "]");
+          return new Deliver(typeName, shardId, entityId, message);
+        }
+        case ENVELOPE: {
+          String entityId = r.readString();
+          Object message = readPayload(r, () -> "for entity [" + entityId + "] in a ShardingEnvelope");
+          return new ShardingEnvelope<>(entityId, message);
+        }
+        case REGISTER:
+          return new Register(readRef(r));
+        case REGISTER_PROXY:
+          return new RegisterProxy(readRef(r));
+        case REGISTER_ACK:
+          return new RegisterAck(readRef(r));
+        case GET_SHARD_HOME:
+          return new GetShardHome(r.readString(), readRef(r));
+        case SHARD_HOME:
+          return new ShardHome(r.readString(), readRef(r));
+        case GET_CURRENT_REGIONS:
+          return new GetCurrentRegions(readRef(r));
+        case GET_REGION_STATS:
+          return new GetRegionStats(readRef(r));
+        case PASSIVATE:
+          return new Passivate(readRef(r));
+        case CURRENT_REGIONS: {
+          int n = r.readVarUInt();
+          // Every element takes at least one byte, which bounds what a corrupt count can allocate.
+          Set<ActorRef<Object>> regions = new HashSet<>(capacityFor(Math.min(n, r.remaining())));
+          for (int i = 0; i < n; i++) {
+            regions.add(readRef(r));
+          }
+          return new CurrentRegions(Collections.unmodifiableSet(regions));
+        }
+        case REGION_STATS: {
+          int n = r.readVarUInt();
+          Map<String, Integer> counts = new HashMap<>(capacityFor(Math.min(n, r.remaining() / 2)));
+          for (int i = 0; i < n; i++) {
+            String shardId = r.readString();
+            counts.put(shardId, r.readVarInt());
+          }
+          return new RegionStats(Collections.unmodifiableMap(counts));
+        }
+        default:
+          throw new NotSerializableException("shardkit's ShardingSerializer (id " + identifier
+              + ") does not know the manifest [" + manifest + "] (" + bytes.length
+              + " bytes); was it sent by a newer shardkit version?");
+      }
+    } catch (IllegalArgumentException e) {
+      NotSerializableException wrapped = new NotSerializableException(
+          "shardkit cannot read a message with manifest [" + manifest + "] (" + bytes.length + " bytes): " + e.getMessage());
+      wrapped.initCause(e);
+      throw wrapped;
+    }
+  }
+
+  private byte[] refOnly(ActorRef<?> ref) {
+    BinaryWriter w = new BinaryWriter(80);
+    writeRef(w, ref);
+    return w.toByteArray();
+  }
+
+  private byte[] shardAndRef(String shardId, ActorRef<?> ref) {
+    BinaryWriter w = new BinaryWriter(96);
+    w.writeString(shardId);
+    writeRef(w, ref);
+    return w.toByteArray();
+  }
+
+  private void writeRef(BinaryWriter w, ActorRef<?> ref) {
+    w.writeString(ref == null ? null : resolver().toSerializationFormat(ref));
+  }
+
+  private ActorRef<Object> readRef(BinaryReader r) {
+    String s = r.readString();
+    return s == null ? null : resolver().resolveActorRef(s);
+  }
+
+  /** A nested message already turned into bytes, so its size is known before we write ours. */
+  private record Payload(int serializerId, String manifest, byte[] bytes) {
+    int sizeHint() {
+      return 16 + manifest.length() * 3 + bytes.length;
+    }
+
+    void writeTo(BinaryWriter w) {
+      w.writeVarInt(serializerId);
+      w.writeString(manifest);
+      w.writeBytes(bytes);
+    }
+  }
+
+  private Payload serializePayload(Object message, Supplier<String> where) {
+    Serializer serializer;
+    try {
+      serializer = serialization().findSerializerFor(message);
+    } catch (Exception e) {
+      throw cannotSerialize(message, where, e.getMessage(), e);
+    }
+    // Checked up front rather than left to toBinary: the disabled serializer's own error says
+    // nothing about which class needs a binding, and it also logs a warning of its own.
+    if (serializer instanceof DisabledJavaSerializer) {
+      throw cannotSerialize(message, where,
+          "its only serializer is Java serialization, which is disabled (pekko.actor.allow-java-serialization = off); "
+              + "bind the class, or an interface it implements, to a serializer such as jackson-cbor "
+              + "in pekko.actor.serialization-bindings", null);
+    }
+    try {
+      String manifest = Serializers.manifestFor(serializer, message);
+      byte[] bytes = serializer.toBinary(message);
+      return new Payload(serializer.identifier(), manifest == null ? "" : manifest, bytes);
+    } catch (Exception e) {
+      throw cannotSerialize(message, where,
+          "serializer " + serializer.getClass().getName() + " (id " + serializer.identifier() + ") failed: " + e, e);
+    }
+  }
+
+  private Object readPayload(BinaryReader r, Supplier<String> where) throws NotSerializableException {
+    int serializerId = r.readVarInt();
+    String manifest = r.readString();
+    byte[] bytes = r.readBytes();
+    Try<Object> result = serialization().deserialize(bytes, serializerId, manifest == null ? "" : manifest);
+    if (result.isFailure()) {
+      Throwable cause = result.failed().get();
+      NotSerializableException e = new NotSerializableException("shardkit cannot deserialize the message "
+          + where.get() + " (serializer id " + serializerId + ", manifest [" + manifest + "], "
+          + bytes.length + " bytes): " + cause);
+      e.initCause(cause);
+      throw e;
+    }
+    return result.get();
+  }
+
+  private static IllegalArgumentException cannotSerialize(
+      Object message, Supplier<String> where, String reason, Throwable cause) {
+    return new IllegalArgumentException("shardkit cannot serialize a message of class ["
+        + (message == null ? "null" : message.getClass().getName()) + "] " + where.get() + ": " + reason, cause);
+  }
+
+  private IllegalArgumentException cannotHandle(Object o) {
+    return new IllegalArgumentException("shardkit's ShardingSerializer (id " + identifier
+        + ") cannot serialize [" + (o == null ? "null" : o.getClass().getName())
+        + "]; it handles only ShardingProtocol messages, ShardingEnvelope and Passivate");
+  }
+
+  private static int capacityFor(int elements) {
+    return (int) (elements / 0.75f) + 1;
+  }
+
+  private Serialization serialization() {
+    Serialization s = serialization;
+    if (s == null) {
+      s = SerializationExtension.get(system);
+      serialization = s;
+    }
+    return s;
+  }
+
+  private ActorRefResolver resolver() {
+    ActorRefResolver r = resolver;
+    if (r == null) {
+      r = ActorRefResolver.get(Adapter.toTyped(system));
+      resolver = r;
+    }
+    return r;
+  }
+}

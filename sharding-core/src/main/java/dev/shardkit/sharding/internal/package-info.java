@@ -1,0 +1,8 @@
+/**
+ * shardkit's runtime, not API: the actors ({@code ShardRegion}, {@code Shard},
+ * {@code ShardCoordinator}), the protocol between them ({@link dev.shardkit.sharding.internal.ShardingProtocol})
+ * and its binary serializer, and the pure pieces the actors are thin shells around: the region's
+ * {@link dev.shardkit.sharding.internal.RoutingTable} and buffers, the shard's
+ * {@link dev.shardkit.sharding.internal.EntityTable}.
+ */
+package dev.shardkit.sharding.internal;

@@ -1,0 +1,21 @@
+package dev.shardkit.sharding.spi;
+
+import dev.shardkit.sharding.ShardingSettings;
+import org.apache.pekko.actor.typed.ActorSystem;
+
+/**
+ * Creates {@link CoordinatorStateStore}s for one {@code state-store-mode}. A store module names its
+ * provider class under {@code shardkit.sharding.state-store-providers.<mode>} in its
+ * {@code reference.conf}; the class needs a public no-argument constructor.
+ */
+public interface CoordinatorStateStoreProvider {
+
+  /**
+   * Creates the store for one entity type. Called on the node where the coordinator starts.
+   *
+   * @param system the coordinator's actor system
+   * @param typeName the entity type's name
+   * @param settings the entity type's settings
+   */
+  CoordinatorStateStore create(ActorSystem<?> system, String typeName, ShardingSettings settings);
+}

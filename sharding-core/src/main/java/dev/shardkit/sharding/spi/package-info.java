@@ -1,0 +1,9 @@
+/**
+ * Service-provider interfaces for the coordinator's durable state: the state value and its
+ * events ({@link dev.shardkit.sharding.spi.CoordinatorState},
+ * {@link dev.shardkit.sharding.spi.CoordinatorEvent}) and the store that keeps them
+ * ({@link dev.shardkit.sharding.spi.CoordinatorStateStore}), chosen by
+ * {@code shardkit.sharding.state-store-mode}. Store modules implement these; applications only
+ * pick a mode.
+ */
+package dev.shardkit.sharding.spi;

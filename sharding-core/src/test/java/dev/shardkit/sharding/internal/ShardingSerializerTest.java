@@ -1,0 +1,395 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.shardkit.sharding.Passivate;
+import dev.shardkit.sharding.ShardingEnvelope;
+import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
+import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
+import dev.shardkit.sharding.internal.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import java.io.NotSerializableException;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.apache.pekko.serialization.SerializerWithStringManifest;
+import org.apache.pekko.serialization.Serializers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ShardingSerializerTest {
+
+  /** Bound to jackson-cbor in the test config, as an application would bind its messages. */
+  public interface CborMessage {}
+
+  public record Greeting(String text, int times) implements CborMessage {}
+
+  public record Reply(String text, ActorRef<String> replyTo) implements CborMessage {}
+
+  /** Bound to {@link ExplodingSerializer}. */
+  public interface Exploding {}
+
+  public record Boom(String why) implements Exploding {}
+
+  /** No binding at all and not Serializable. */
+  public record Unbound(int x) {}
+
+  /** Serializable, so only Java serialization would take it, and that is disabled. */
+  public record JavaOnly(int x) implements Serializable {}
+
+  /** A serializer whose toBinary always fails, standing in for a broken user serializer. */
+  public static final class ExplodingSerializer extends SerializerWithStringManifest {
+    public ExplodingSerializer(ExtendedActorSystem system) {}
+
+    @Override
+    public int identifier() {
+      return 7_999_001;
+    }
+
+    @Override
+    public String manifest(Object o) {
+      return "B";
+    }
+
+    @Override
+    public byte[] toBinary(Object o) {
+      throw new IllegalStateException("boom: " + ((Boom) o).why());
+    }
+
+    @Override
+    public Object fromBinary(byte[] bytes, String manifest) {
+      throw new IllegalStateException("never written");
+    }
+  }
+
+  private static final Config CONFIG = ConfigFactory.parseString(String.join("\n",
+      "pekko.actor.provider = cluster",
+      "pekko.remote.artery.canonical.port = 0",
+      "pekko.remote.artery.canonical.hostname = 127.0.0.1",
+      // The default, spelled out because one test depends on it.
+      "pekko.actor.allow-java-serialization = off",
+      // Pekko warns about "using" the Java serializer even when it is disabled and will refuse.
+      "pekko.actor.warn-about-java-serializer-usage = off",
+      "pekko.actor.serializers.exploding = \"" + ExplodingSerializer.class.getName() + "\"",
+      "pekko.actor.serialization-bindings {",
+      "  \"" + CborMessage.class.getName() + "\" = jackson-cbor",
+      "  \"" + Exploding.class.getName() + "\" = exploding",
+      "}"));
+
+  private static ActorTestKit testKit;
+  private static Serialization serialization;
+  private static ActorRefResolver resolver;
+  private static TestProbe<Object> probe;
+  private static ActorRef<Object> regionRef;
+  private static ActorRef<Object> coordinatorRef;
+  private static ActorRef<Object> remoteRef;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create("ShardingSerializerTest", CONFIG);
+    serialization = SerializationExtension.get(testKit.system());
+    resolver = ActorRefResolver.get(testKit.system());
+    probe = testKit.createTestProbe(Object.class);
+    regionRef = testKit.spawn(Behaviors.empty(), "region");
+    coordinatorRef = testKit.spawn(Behaviors.empty(), "coordinator");
+    // A ref on another node: resolved, never contacted.
+    remoteRef = resolver.resolveActorRef("pekko://ShardingSerializerTest@127.0.0.2:25520/user/region#12345");
+  }
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  /** One sample of every message type the serializer is bound to. */
+  static Stream<Object> everyMessageType() {
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    counts.put("0", 3);
+    counts.put("17", 0);
+    counts.put("99", 1_000_000);
+    return Stream.of(
+        new Deliver("Counter", "12", "id-1", "hello"),
+        new Register(regionRef),
+        new RegisterProxy(probe.getRef()),
+        new RegisterAck(coordinatorRef),
+        new GetShardHome("12", regionRef),
+        new ShardHome("12", remoteRef),
+        new GetCurrentRegions(probe.getRef()),
+        new CurrentRegions(Set.of(regionRef, remoteRef, probe.getRef())),
+        new GetRegionStats(probe.getRef()),
+        new RegionStats(counts),
+        new ShardingEnvelope<>("id-1", "hello"),
+        new Passivate(regionRef));
+  }
+
+  @ParameterizedTest
+  @MethodSource("everyMessageType")
+  void roundTripsEveryMessageTypeThroughPekkoSerialization(Object message) {
+    Object back = roundTrip(message);
+    assertEquals(message, back);
+    assertSame(message.getClass(), back.getClass());
+  }
+
+  @Test
+  void isTheBoundSerializerWithItsIdentifierAndShortDistinctManifests() {
+    List<Object> messages = everyMessageType().collect(Collectors.toList());
+    Set<String> manifests = new HashSet<>();
+    for (Object message : messages) {
+      Serializer serializer = serialization.findSerializerFor(message);
+      assertInstanceOf(ShardingSerializer.class, serializer, "serializer for " + message.getClass());
+      assertEquals(7241, serializer.identifier());
+      String manifest = Serializers.manifestFor(serializer, message);
+      assertTrue(manifest.length() >= 1 && manifest.length() <= 3, "manifest [" + manifest + "]");
+      manifests.add(manifest);
+    }
+    assertEquals(messages.size(), manifests.size(), "manifests must be distinct: " + manifests);
+    assertInstanceOf(ShardingSerializer.class, serialization.serializerByIdentity().apply(7241));
+  }
+
+  @Test
+  void resolvedRefsAreEqualAndReachTheSameActor() {
+    Register back = (Register) roundTrip(new Register(probe.getRef()));
+    assertEquals(probe.getRef(), back.region());
+    assertEquals(probe.getRef().path(), back.region().path());
+    back.region().tell("through the resolved ref");
+    probe.expectMessage("through the resolved ref");
+
+    Passivate passivate = (Passivate) roundTrip(new Passivate(regionRef));
+    assertEquals(regionRef, passivate.entity());
+
+    ShardHome home = (ShardHome) roundTrip(new ShardHome("7", remoteRef));
+    assertEquals(remoteRef, home.region());
+    assertEquals(resolver.toSerializationFormat(remoteRef), resolver.toSerializationFormat(home.region()));
+  }
+
+  @Test
+  void nestsAStringPayloadThroughPekkosStringSerializer() {
+    Deliver deliver = new Deliver("Counter", "3", "id-1", "increment");
+    assertEquals(deliver, roundTrip(deliver));
+  }
+
+  @Test
+  void nestsAByteArrayPayload() {
+    byte[] payload = {0, 1, 2, (byte) 0xFF, (byte) 0x80, 127};
+    Deliver back = (Deliver) roundTrip(new Deliver("Blob", "1", "b", payload));
+    assertArrayEquals(payload, (byte[]) back.message());
+    ShardingEnvelope<?> envelope = (ShardingEnvelope<?>) roundTrip(new ShardingEnvelope<>("b", new byte[0]));
+    assertArrayEquals(new byte[0], (byte[]) envelope.message());
+  }
+
+  @Test
+  void nestsJacksonCborPayloadsIncludingOnesHoldingActorRefs() {
+    Deliver deliver = new Deliver("Greeter", "5", "alice", new Greeting("hi", 3));
+    assertEquals("jackson-cbor", serializerNameOf(deliver.message()));
+    assertEquals(deliver, roundTrip(deliver));
+
+    ActorRef<String> replyTo = testKit.createTestProbe(String.class).getRef();
+    ShardingEnvelope<Reply> envelope = new ShardingEnvelope<>("bob", new Reply("ok", replyTo));
+    assertEquals(envelope, roundTrip(envelope));
+  }
+
+  @Test
+  void nestsOtherPekkoSerializersAndItself() {
+    assertEquals(new Deliver("T", "1", "e", 42), roundTrip(new Deliver("T", "1", "e", 42)));
+    assertEquals(new Deliver("T", "1", "e", -7L), roundTrip(new Deliver("T", "1", "e", -7L)));
+    Deliver wrapped = new Deliver("T", "1", "e", new ShardingEnvelope<>("inner", new Greeting("deep", 1)));
+    assertEquals(wrapped, roundTrip(wrapped));
+  }
+
+  @Test
+  void aNullPayloadStaysNull() {
+    ShardingEnvelope<?> back = (ShardingEnvelope<?>) roundTrip(new ShardingEnvelope<>("id", null));
+    assertEquals("id", back.entityId());
+    assertNull(back.message());
+  }
+
+  @Test
+  void keepsUnicodeIdsExactly() {
+    String entityId = "Zoë-日本語-Ωμέγα-𝄞-🙂";
+    String shardId = "ß";
+    Deliver deliver = new Deliver("Ünïcode.Type", shardId, entityId, "naïve ☃ payload");
+    assertEquals(deliver, roundTrip(deliver));
+    assertEquals(new ShardingEnvelope<>(entityId, "x"), roundTrip(new ShardingEnvelope<>(entityId, "x")));
+    assertEquals(new RegionStats(Map.of(entityId, 1, "", 2)), roundTrip(new RegionStats(Map.of(entityId, 1, "", 2))));
+  }
+
+  @Test
+  void keepsUnpairedSurrogatesEmptyStringsNullsAndLongStrings() {
+    // Strict UTF-8 would turn these into '?', and the message would reach another entity.
+    for (String id : List.of("\uD83D", "\uDE42", "a\uD83Db", "a\uDE42\uD83D", "\uD83D\uDE42\uD83D")) {
+      assertEquals(new ShardingEnvelope<>(id, "x"), roundTrip(new ShardingEnvelope<>(id, "x")), "id " + Arrays.toString(id.toCharArray()));
+    }
+    assertEquals(new Deliver("", "", "", ""), roundTrip(new Deliver("", "", "", "")));
+    assertEquals(new Deliver(null, null, null, "x"), roundTrip(new Deliver(null, null, null, "x")));
+    String longId = "é".repeat(20_000) + "x".repeat(300);
+    assertEquals(new GetShardHome(longId, null), roundTrip(new GetShardHome(longId, null)));
+  }
+
+  @Test
+  void handlesEmptyAndLargerCollectionsAndExtremeCounts() {
+    assertEquals(new CurrentRegions(Set.of()), roundTrip(new CurrentRegions(Set.of())));
+    assertEquals(new RegionStats(Map.of()), roundTrip(new RegionStats(Map.of())));
+
+    Map<String, Integer> counts = new HashMap<>();
+    for (int i = 0; i < 500; i++) {
+      counts.put("shard-" + i, i * 1000);
+    }
+    counts.put("min", Integer.MIN_VALUE);
+    counts.put("max", Integer.MAX_VALUE);
+    counts.put("minus-one", -1);
+    assertEquals(new RegionStats(counts), roundTrip(new RegionStats(counts)));
+
+    Set<ActorRef<Object>> regions = new HashSet<>();
+    for (int i = 0; i < 50; i++) {
+      regions.add(resolver.resolveActorRef("pekko://ShardingSerializerTest@10.0.0." + i + ":25520/system/sharding/Counter#" + i));
+    }
+    regions.add(regionRef);
+    assertEquals(new CurrentRegions(regions), roundTrip(new CurrentRegions(regions)));
+  }
+
+  @Test
+  void anUnboundPayloadFailsNamingTheClassTheEntityAndTheType() {
+    Deliver deliver = new Deliver("Counter", "12", "id-1", new Unbound(1));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> shardingSerializer().toBinary(deliver));
+    assertTrue(e.getMessage().startsWith("shardkit cannot serialize a message of class [" + Unbound.class.getName()
+        + "] for entity [id-1] of type [Counter]: "), e.getMessage());
+    assertTrue(e.getMessage().contains("serialization-bindings"), e.getMessage());
+
+    // The same failure as Pekko reports it when asked to serialize the Deliver.
+    Throwable viaPekko = serialization.serialize(deliver).failed().get();
+    assertEquals(e.getMessage(), viaPekko.getMessage());
+  }
+
+  @Test
+  void aPayloadOnlyJavaSerializationCouldTakeFailsSayingSo() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> shardingSerializer().toBinary(new Deliver("Counter", "12", "id-1", new JavaOnly(1))));
+    assertTrue(e.getMessage().startsWith("shardkit cannot serialize a message of class [" + JavaOnly.class.getName()
+        + "] for entity [id-1] of type [Counter]: "), e.getMessage());
+    assertTrue(e.getMessage().contains("allow-java-serialization"), e.getMessage());
+  }
+
+  @Test
+  void aFailingPayloadSerializerFailsNamingTheClassAndTheCause() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> shardingSerializer().toBinary(new Deliver("Counter", "12", "id-1", new Boom("kaput"))));
+    assertTrue(e.getMessage().startsWith("shardkit cannot serialize a message of class [" + Boom.class.getName()
+        + "] for entity [id-1] of type [Counter]: "), e.getMessage());
+    assertTrue(e.getMessage().contains("boom: kaput"), e.getMessage());
+    assertInstanceOf(IllegalStateException.class, e.getCause());
+  }
+
+  @Test
+  void anUnserializableEnvelopePayloadFailsNamingTheClassAndTheEntity() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> shardingSerializer().toBinary(new ShardingEnvelope<>("user-7", new Unbound(2))));
+    assertTrue(e.getMessage().contains("[" + Unbound.class.getName() + "]"), e.getMessage());
+    assertTrue(e.getMessage().contains("[user-7]"), e.getMessage());
+  }
+
+  @Test
+  void anUnknownManifestFailsNamingIt() {
+    NotSerializableException e = assertThrows(NotSerializableException.class,
+        () -> shardingSerializer().fromBinary(new byte[] {1, 2, 3}, "ZZ"));
+    assertTrue(e.getMessage().contains("[ZZ]"), e.getMessage());
+
+    Throwable viaPekko = serialization.deserialize(new byte[] {1, 2, 3}, 7241, "ZZ").failed().get();
+    assertInstanceOf(NotSerializableException.class, viaPekko);
+    assertTrue(viaPekko.getMessage().contains("[ZZ]"), viaPekko.getMessage());
+  }
+
+  @Test
+  void truncatedBytesFailWithNotSerializableException() {
+    byte[] bytes = shardingSerializer().toBinary(new Deliver("Counter", "12", "id-1", "hello"));
+    for (int length = 0; length < bytes.length; length++) {
+      byte[] cut = Arrays.copyOf(bytes, length);
+      NotSerializableException e = assertThrows(NotSerializableException.class,
+          () -> shardingSerializer().fromBinary(cut, ShardingSerializer.DELIVER), "cut at " + length);
+      assertTrue(e.getMessage().contains("[D]"), e.getMessage());
+    }
+  }
+
+  @Test
+  void anUndeserializablePayloadFailsNamingTheEntityAndTheSerializerId() {
+    BinaryWriter w = new BinaryWriter(32);
+    w.writeString("Counter");
+    w.writeString("12");
+    w.writeString("id-1");
+    w.writeVarInt(987_654);
+    w.writeString("");
+    w.writeBytes("x".getBytes(StandardCharsets.UTF_8));
+    NotSerializableException e = assertThrows(NotSerializableException.class,
+        () -> shardingSerializer().fromBinary(w.toByteArray(), ShardingSerializer.DELIVER));
+    assertTrue(e.getMessage().contains("for entity [id-1] of type [Counter]"), e.getMessage());
+    assertTrue(e.getMessage().contains("987654"), e.getMessage());
+  }
+
+  @Test
+  void refusesObjectsItIsNotFor() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> shardingSerializer().toBinary("nope"));
+    assertTrue(e.getMessage().contains("java.lang.String"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> shardingSerializer().manifest(42));
+  }
+
+  @Test
+  void aSmallDeliverIsSmall() throws Exception {
+    byte[] bytes = shardingSerializer().toBinary(new Deliver("Counter", "12", "id-1", "hello"));
+    // Measured: 24 bytes (8 type name, 3 shard id, 5 entity id, 1 serializer id, 1 empty
+    // manifest, 6 payload), against a 60-byte budget.
+    assertTrue(bytes.length < 60, "Deliver took " + bytes.length + " bytes");
+    assertNotNull(shardingSerializer().fromBinary(bytes, ShardingSerializer.DELIVER));
+  }
+
+  private static ShardingSerializer shardingSerializer() {
+    return (ShardingSerializer) serialization.serializerByIdentity().apply(7241);
+  }
+
+  private static String serializerNameOf(Object message) {
+    Serializer serializer = serialization.findSerializerFor(message);
+    return serializer.getClass().getSimpleName().equals("JacksonCborSerializer") ? "jackson-cbor" : serializer.getClass().getName();
+  }
+
+  /** Serializes as remoting would: through the extension, with the manifest it reports. */
+  private static Object roundTrip(Object message) {
+    Serializer serializer = serialization.findSerializerFor(message);
+    assertInstanceOf(ShardingSerializer.class, serializer);
+    String manifest = Serializers.manifestFor(serializer, message);
+    byte[] bytes = serialization.serialize(message).get();
+    return serialization.deserialize(bytes, serializer.identifier(), manifest).get();
+  }
+}

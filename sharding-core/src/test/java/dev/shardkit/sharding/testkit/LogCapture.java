@@ -1,0 +1,72 @@
+package dev.shardkit.sharding.testkit;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.IThrowableProxy;
+import ch.qos.logback.core.AppenderBase;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import org.slf4j.LoggerFactory;
+
+/** Collects every log event while open, so a test can wait for the one it expects. */
+public final class LogCapture extends AppenderBase<ILoggingEvent> implements AutoCloseable {
+  private final List<ILoggingEvent> events = new CopyOnWriteArrayList<>();
+  private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+
+  public LogCapture() {
+    setContext(root.getLoggerContext());
+    start();
+    root.addAppender(this);
+  }
+
+  @Override
+  protected void append(ILoggingEvent event) {
+    event.prepareForDeferredProcessing();
+    events.add(event);
+  }
+
+  /** The event's message and, if any, the messages of its exception chain. */
+  public static String fullText(ILoggingEvent e) {
+    StringBuilder sb = new StringBuilder(e.getFormattedMessage());
+    for (IThrowableProxy t = e.getThrowableProxy(); t != null; t = t.getCause()) {
+      sb.append(" | ").append(t.getClassName()).append(": ").append(t.getMessage());
+    }
+    return sb.toString();
+  }
+
+  /** Waits for an event whose full text contains every one of {@code parts}. */
+  public ILoggingEvent await(Duration max, String... parts) {
+    Predicate<ILoggingEvent> matches = e -> {
+      String text = fullText(e);
+      for (String p : parts) {
+        if (!text.contains(p)) {
+          return false;
+        }
+      }
+      return true;
+    };
+    ILoggingEvent[] found = new ILoggingEvent[1];
+    TestCluster.await(max, () -> {
+      for (ILoggingEvent e : events) {
+        if (matches.test(e)) {
+          found[0] = e;
+          return true;
+        }
+      }
+      return false;
+    }, "a log event containing " + List.of(parts));
+    return found[0];
+  }
+
+  public List<ILoggingEvent> events() {
+    return List.copyOf(events);
+  }
+
+  @Override
+  public void close() {
+    root.detachAppender(this);
+    stop();
+  }
+}

@@ -1,0 +1,141 @@
+package dev.shardkit.sharding.testkit;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+
+/**
+ * Several real actor systems in one JVM, on 127.0.0.1 with Artery remoting and
+ * {@code serialize-messages = on}, joined into one cluster. The first system is the oldest.
+ */
+public final class TestCluster implements AutoCloseable {
+  public static final String BASE_CONFIG = """
+      pekko {
+        loglevel = INFO
+        loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]
+        logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
+        actor {
+          provider = cluster
+          serialize-messages = on
+          serialization-bindings { "dev.shardkit.sharding.testkit.CborSerializable" = jackson-cbor }
+        }
+        remote.artery.canonical { hostname = 127.0.0.1, port = 0 }
+        # Tests blast tens of thousands of messages without flow control; Artery drops what
+        # overflows its outbound queue (3072 by default), which is remoting's limit, not sharding's.
+        remote.artery.advanced.outbound-message-queue-size = 250000
+        cluster {
+          jmx.multi-mbeans-in-same-jvm = on
+          downing-provider-class = "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider"
+          split-brain-resolver.stable-after = 5s
+        }
+        coordinated-shutdown.exit-jvm = off
+        log-dead-letters = 100
+        log-dead-letters-during-shutdown = off
+      }
+      """;
+
+  private final String name;
+  private final List<ActorSystem<Void>> systems = new ArrayList<>();
+
+  public TestCluster(String name) {
+    this.name = name;
+  }
+
+  /** Starts a system with extra config and the given roles, and joins it to the first. */
+  public ActorSystem<Void> add(String extraConfig, String... roles) {
+    StringBuilder rolesConf = new StringBuilder("pekko.cluster.roles = [");
+    for (int i = 0; i < roles.length; i++) {
+      rolesConf.append(i == 0 ? "" : ",").append('"').append(roles[i]).append('"');
+    }
+    rolesConf.append("]\n");
+    Config config = ConfigFactory.parseString(extraConfig + "\n" + rolesConf)
+        .withFallback(ConfigFactory.parseString(BASE_CONFIG))
+        .withFallback(ConfigFactory.load());
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), name, config);
+    Address seed = systems.isEmpty() ? Cluster.get(system).selfMember().address()
+        : Cluster.get(systems.get(0)).selfMember().address();
+    systems.add(system);
+    Cluster.get(system).manager().tell(new Join(seed));
+    return system;
+  }
+
+  public ActorSystem<Void> addWithRoles(String... roles) {
+    return add("", roles);
+  }
+
+  /** Starts {@code n} systems one after another, each Up before the next starts (so age = index). */
+  public TestCluster startNodes(int n, String... roles) {
+    for (int i = 0; i < n; i++) {
+      addWithRoles(roles);
+      awaitUp(systems.size());
+    }
+    return this;
+  }
+
+  public ActorSystem<Void> system(int i) {
+    return systems.get(i);
+  }
+
+  public List<ActorSystem<Void>> systems() {
+    return List.copyOf(systems);
+  }
+
+  public Address address(int i) {
+    return Cluster.get(systems.get(i)).selfMember().address();
+  }
+
+  /** Waits until every system sees {@code count} members Up. */
+  public void awaitUp(int count) {
+    await(Duration.ofSeconds(30), () -> systems.stream().allMatch(s -> {
+      var members = Cluster.get(s).state().getMembers();
+      int up = 0;
+      for (var m : members) {
+        if (m.status() == MemberStatus.up()) {
+          up++;
+        }
+      }
+      return up == count;
+    }), "all systems see " + count + " members Up");
+  }
+
+  /** Polls a condition every 50 ms until it holds, or fails with {@code what}. */
+  public static void await(Duration max, BooleanSupplier condition, String what) {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("Timed out after " + max + " waiting until " + what);
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting until " + what);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    for (int i = systems.size() - 1; i >= 0; i--) {
+      systems.get(i).terminate();
+    }
+    for (ActorSystem<Void> s : systems) {
+      try {
+        s.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        // A system that does not stop in time must not hide the test's own result.
+      }
+    }
+    systems.clear();
+  }
+}

@@ -177,7 +177,8 @@ public final class ClusterSharding implements Extension {
   private void startCoordinator(String name, ShardingSettings settings, ShardAllocationStrategy strategy,
       CoordinatorStateStoreProvider provider) {
     org.apache.pekko.actor.Props coordinatorProps = Adapter.props(() -> ShardCoordinator.create(name, strategy,
-        provider.create(system, name, settings), Math.max(1000, settings.bufferSize())));
+        provider.create(system, name, settings), Math.max(1000, settings.bufferSize()), settings.role(),
+        settings.coordinatorSettleTimeout()));
     classic.systemActorOf(
         ClusterSingletonManager.props(coordinatorProps, ShardCoordinator.Stop.INSTANCE,
             ClusterSingletonManagerSettings.create(classic).withRole(settings.role().orElse(null))),

@@ -18,24 +18,27 @@ public final class ShardingSettings {
   private final Duration retryInterval;
   private final String stateStoreMode;
   private final Duration dropWarningInterval;
+  private final Duration coordinatorSettleTimeout;
   private final int rebalanceThreshold;
   private final int rebalanceAbsoluteLimit;
   private final double rebalanceRelativeLimit;
 
   private ShardingSettings(int numberOfShards, int bufferSize, Optional<String> role, Duration retryInterval,
-      String stateStoreMode, Duration dropWarningInterval, int rebalanceThreshold, int rebalanceAbsoluteLimit,
-      double rebalanceRelativeLimit) {
+      String stateStoreMode, Duration dropWarningInterval, Duration coordinatorSettleTimeout, int rebalanceThreshold,
+      int rebalanceAbsoluteLimit, double rebalanceRelativeLimit) {
     require(numberOfShards >= 1, "number-of-shards must be at least 1, got " + numberOfShards);
     require(bufferSize >= 0, "buffer-size must not be negative, got " + bufferSize);
     require(!retryInterval.isNegative() && !retryInterval.isZero(), "retry-interval must be positive, got " + retryInterval);
     require(stateStoreMode != null && !stateStoreMode.isBlank(), "state-store-mode must be set");
     require(!dropWarningInterval.isNegative(), "dropped-message-warning-interval must not be negative");
+    require(!coordinatorSettleTimeout.isNegative(), "coordinator-settle-timeout must not be negative");
     this.numberOfShards = numberOfShards;
     this.bufferSize = bufferSize;
     this.role = role.filter(r -> !r.isEmpty());
     this.retryInterval = retryInterval;
     this.stateStoreMode = stateStoreMode;
     this.dropWarningInterval = dropWarningInterval;
+    this.coordinatorSettleTimeout = coordinatorSettleTimeout;
     this.rebalanceThreshold = rebalanceThreshold;
     this.rebalanceAbsoluteLimit = rebalanceAbsoluteLimit;
     this.rebalanceRelativeLimit = rebalanceRelativeLimit;
@@ -71,6 +74,7 @@ public final class ShardingSettings {
           c.getDuration("retry-interval"),
           c.getString("state-store-mode"),
           c.getDuration("dropped-message-warning-interval"),
+          c.getDuration("coordinator-settle-timeout"),
           least.getInt("rebalance-threshold"),
           least.getInt("rebalance-absolute-limit"),
           least.getDouble("rebalance-relative-limit"));
@@ -112,33 +116,41 @@ public final class ShardingSettings {
     return dropWarningInterval;
   }
 
+  /**
+   * How long a newly started coordinator waits for the regions of all Up nodes to register (and
+   * report the shards they host) before it allocates shards that have no home (default 3s).
+   */
+  public Duration coordinatorSettleTimeout() {
+    return coordinatorSettleTimeout;
+  }
+
   /** The default allocation strategy configured by {@code least-shard-allocation-strategy}. */
   public LeastShardAllocationStrategy leastShardAllocationStrategy() {
     return new LeastShardAllocationStrategy(rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
   }
 
   public ShardingSettings withNumberOfShards(int n) {
-    return new ShardingSettings(n, bufferSize, role, retryInterval, stateStoreMode, dropWarningInterval,
+    return new ShardingSettings(n, bufferSize, role, retryInterval, stateStoreMode, dropWarningInterval, coordinatorSettleTimeout,
         rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
   }
 
   public ShardingSettings withBufferSize(int size) {
-    return new ShardingSettings(numberOfShards, size, role, retryInterval, stateStoreMode, dropWarningInterval,
+    return new ShardingSettings(numberOfShards, size, role, retryInterval, stateStoreMode, dropWarningInterval, coordinatorSettleTimeout,
         rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
   }
 
   public ShardingSettings withRole(String newRole) {
     return new ShardingSettings(numberOfShards, bufferSize, Optional.ofNullable(newRole), retryInterval, stateStoreMode,
-        dropWarningInterval, rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
+        dropWarningInterval, coordinatorSettleTimeout, rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
   }
 
   public ShardingSettings withRetryInterval(Duration interval) {
-    return new ShardingSettings(numberOfShards, bufferSize, role, interval, stateStoreMode, dropWarningInterval,
+    return new ShardingSettings(numberOfShards, bufferSize, role, interval, stateStoreMode, dropWarningInterval, coordinatorSettleTimeout,
         rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
   }
 
   public ShardingSettings withStateStoreMode(String mode) {
-    return new ShardingSettings(numberOfShards, bufferSize, role, retryInterval, mode, dropWarningInterval,
+    return new ShardingSettings(numberOfShards, bufferSize, role, retryInterval, mode, dropWarningInterval, coordinatorSettleTimeout,
         rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
   }
 

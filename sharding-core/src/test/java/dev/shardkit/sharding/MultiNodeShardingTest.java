@@ -178,9 +178,14 @@ class MultiNodeShardingTest {
   }
 
   static boolean coordinatorRunsOn(ActorSystem<?> system) {
+    return coordinatorRunsOnType(system, KEY.name());
+  }
+
+  /** True if the coordinator singleton of the type runs in this system. */
+  static boolean coordinatorRunsOnType(ActorSystem<?> system, String typeName) {
     try {
       org.apache.pekko.actor.typed.javadsl.Adapter.toClassic(system)
-          .actorSelection("/system/shardkit-coordinator-" + KEY.name() + "/singleton")
+          .actorSelection("/system/shardkit-coordinator-" + typeName + "/singleton")
           .resolveOne(Duration.ofSeconds(3)).toCompletableFuture().get(5, TimeUnit.SECONDS);
       return true;
     } catch (Exception e) {

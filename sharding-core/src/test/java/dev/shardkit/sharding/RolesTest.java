@@ -12,7 +12,6 @@ import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,13 +45,7 @@ class RolesTest {
   }
 
   static boolean coordinatorRunsOn(ActorSystem<?> system) {
-    try {
-      Adapter.toClassic(system).actorSelection("/system/shardkit-coordinator-Backend/singleton")
-          .resolveOne(Duration.ofSeconds(3)).toCompletableFuture().get(5, TimeUnit.SECONDS);
-      return true;
-    } catch (Exception e) {
-      return false;
-    }
+    return MultiNodeShardingTest.coordinatorRunsOnType(system, KEY.name());
   }
 
   @Test

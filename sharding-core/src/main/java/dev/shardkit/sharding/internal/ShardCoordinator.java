@@ -21,6 +21,9 @@ import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.Optional;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,12 +62,13 @@ public final class ShardCoordinator {
 
   private enum RetryLoad implements NoSerializationVerificationNeeded { INSTANCE }
 
-  private record Stored(CoordinatorEvent event, Runnable afterwards) implements NoSerializationVerificationNeeded {}
+  private enum Stored implements NoSerializationVerificationNeeded { INSTANCE }
 
-  private record StoreFailed(CoordinatorEvent event, Runnable afterwards, Throwable cause)
-      implements NoSerializationVerificationNeeded {}
+  private record StoreFailed(Throwable cause) implements NoSerializationVerificationNeeded {}
 
-  private record RetryStore(CoordinatorEvent event, Runnable afterwards) implements NoSerializationVerificationNeeded {}
+  private enum RetryStore implements NoSerializationVerificationNeeded { INSTANCE }
+
+  private enum SettleTimeout implements NoSerializationVerificationNeeded { INSTANCE }
 
   private record Terminated(ActorRef<Object> ref) implements NoSerializationVerificationNeeded {}
 
@@ -79,12 +83,21 @@ public final class ShardCoordinator {
   private final CoordinatorStateStore store;
   private final Logger log;
   private final Cluster cluster;
+  private final Optional<String> role;
+  private final Duration settleTimeout;
   private CoordinatorState state = CoordinatorState.empty();
   private int failures;
+  /** False until every Up node's region has registered (or the settle timeout passed). */
+  private boolean settled;
+  /** Requests for homeless shards that arrived before the coordinator settled. */
+  private final Set<GetShardHome> deferred = new LinkedHashSet<>();
 
   private ShardCoordinator(ActorContext<Object> context, TimerScheduler<Object> timers, StashBuffer<Object> stash,
-      String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store) {
+      String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store, Optional<String> role,
+      Duration settleTimeout) {
     this.context = context;
+    this.role = role;
+    this.settleTimeout = settleTimeout;
     this.timers = timers;
     this.stash = stash;
     this.typeName = typeName;
@@ -94,10 +107,16 @@ public final class ShardCoordinator {
     this.cluster = Cluster.get(Adapter.toClassic(context.getSystem()));
   }
 
+  /**
+   * @param role the role of the nodes whose regions host shards, if any
+   * @param settleTimeout the longest a new coordinator waits for the regions of Up nodes to
+   *     register before it allocates homeless shards
+   */
   public static Behavior<Object> create(String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store,
-      int stashCapacity) {
+      int stashCapacity, Optional<String> role, Duration settleTimeout) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(stashCapacity, stash -> {
-      ShardCoordinator coordinator = new ShardCoordinator(ctx, timers, stash, typeName, strategy, store);
+      ShardCoordinator coordinator = new ShardCoordinator(ctx, timers, stash, typeName, strategy, store, role,
+          settleTimeout);
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}", typeName,
           coordinator.cluster.selfAddress(), store.describe(), strategy);
       return coordinator.loading();
@@ -115,6 +134,9 @@ public final class ShardCoordinator {
           state.regions().keySet().forEach(this::watch);
           state.proxies().forEach(this::watch);
           log.debug("Coordinator of [{}] loaded {}", typeName, state);
+          if (!checkSettled()) {
+            timers.startSingleTimer(SettleTimeout.INSTANCE, settleTimeout);
+          }
           return stash.unstashAll(active());
         })
         .onMessage(LoadFailed.class, f -> {
@@ -132,10 +154,18 @@ public final class ShardCoordinator {
 
   private Behavior<Object> active() {
     return Behaviors.receive(Object.class)
-        .onMessage(Register.class, r -> onRegister(r.region(), false))
-        .onMessage(RegisterProxy.class, r -> onRegister(r.proxy(), true))
+        .onMessage(Register.class, r -> onRegister(r.region(), r.hostedShards(), false))
+        .onMessage(RegisterProxy.class, r -> onRegister(r.proxy(), Set.of(), true))
         .onMessage(GetShardHome.class, this::onGetShardHome)
         .onMessage(Terminated.class, this::onTerminated)
+        .onMessageEquals(SettleTimeout.INSTANCE, () -> {
+          if (!settled) {
+            log.info("Coordinator of [{}]: not every Up node's region registered within {} ms; allocating anyway",
+                typeName, settleTimeout.toMillis());
+            settle();
+          }
+          return Behaviors.same();
+        })
         .onMessage(GetCurrentRegions.class, g -> {
           g.replyTo().tell(new CurrentRegions(Set.copyOf(state.regions().keySet())));
           return Behaviors.same();
@@ -148,29 +178,40 @@ public final class ShardCoordinator {
         .build();
   }
 
-  /** Writes one event; everything else waits until it is stored and applied. */
-  private Behavior<Object> storing(CoordinatorEvent event, Runnable afterwards) {
+  /**
+   * Writes events one at a time, each applied once stored; everything else waits meanwhile. After
+   * the last, runs {@code afterwards} (the replies that announce the change).
+   */
+  private Behavior<Object> storing(List<CoordinatorEvent> events, Runnable afterwards) {
+    if (events.isEmpty()) {
+      afterwards.run();
+      return stash.unstashAll(active());
+    }
+    CoordinatorEvent event = events.get(0);
     CoordinatorState after = state.applied(event);
     context.pipeToSelf(store.store(event, after),
-        (ok, error) -> error == null ? new Stored(event, afterwards) : new StoreFailed(event, afterwards, error));
+        (ok, error) -> error == null ? Stored.INSTANCE : new StoreFailed(error));
     return Behaviors.receive(Object.class)
-        .onMessage(Stored.class, s -> {
+        .onMessageEquals(Stored.INSTANCE, () -> {
           failures = 0;
           state = after;
-          s.afterwards().run();
-          return stash.unstashAll(active());
+          return storing(events.subList(1, events.size()), afterwards);
         })
         .onMessage(StoreFailed.class, f -> {
           Duration backoff = nextBackoff();
           log.warn("Coordinator of [{}] could not store {} ({}); retrying in {} ms; known shards keep working",
-              typeName, f.event(), f.cause(), backoff.toMillis());
-          timers.startSingleTimer(new RetryStore(f.event(), f.afterwards()), backoff);
+              typeName, event, f.cause(), backoff.toMillis());
+          timers.startSingleTimer(RetryStore.INSTANCE, backoff);
           return Behaviors.same();
         })
-        .onMessage(RetryStore.class, r -> storing(r.event(), r.afterwards()))
+        .onMessageEquals(RetryStore.INSTANCE, () -> storing(events, afterwards))
         .onMessageEquals(Stop.INSTANCE, Behaviors::stopped)
         .onAnyMessage(this::stashOrDrop)
         .build();
+  }
+
+  private Behavior<Object> storing(CoordinatorEvent event, Runnable afterwards) {
+    return storing(List.of(event), afterwards);
   }
 
   private Behavior<Object> stashOrDrop(Object message) {
@@ -191,27 +232,70 @@ public final class ShardCoordinator {
 
   // ---- handlers
 
-  private Behavior<Object> onRegister(ActorRef<Object> region, boolean proxy) {
-    boolean known = proxy ? state.proxies().contains(region) : state.regions().containsKey(region);
-    Runnable ack = () -> region.tell(new RegisterAck(context.getSelf()));
-    if (known) {
-      ack.run();
-      return Behaviors.same();
-    }
+  private Behavior<Object> onRegister(ActorRef<Object> region, Set<String> hostedShards, boolean proxy) {
+    Runnable ack = () -> {
+      region.tell(new RegisterAck(context.getSelf()));
+      if (!settled) {
+        checkSettled();
+      }
+    };
     if (proxy && state.regions().containsKey(region)) {
       log.warn("Coordinator of [{}]: {} registered as a region before; ignoring its proxy registration", typeName,
           region);
       return Behaviors.same();
     }
-    watch(region);
-    log.info("Coordinator of [{}]: {} {} registered", typeName, proxy ? "proxy" : "region", region.path());
-    return storing(proxy ? new ProxyRegistered(region) : new RegionRegistered(region), ack);
+    List<CoordinatorEvent> events = new ArrayList<>();
+    boolean known = proxy ? state.proxies().contains(region) : state.regions().containsKey(region);
+    if (!known) {
+      watch(region);
+      log.info("Coordinator of [{}]: {} {} registered", typeName, proxy ? "proxy" : "region", region.path());
+      events.add(proxy ? new ProxyRegistered(region) : new RegionRegistered(region));
+    }
+    // A region reports the shards it already hosts, so a coordinator that started without their
+    // homes (in-memory state) learns them instead of placing them a second time.
+    for (String shard : hostedShards) {
+      ActorRef<Object> home = state.shards().get(shard);
+      if (home == null) {
+        events.add(new ShardHomeAllocated(shard, region));
+      } else if (!home.equals(region)) {
+        log.error("Coordinator of [{}]: region {} reports hosting shard [{}], whose home is {}; keeping {}", typeName,
+            region.path(), shard, home.path(), home.path());
+      }
+    }
+    return storing(events, ack);
+  }
+
+  /** Settles once every Up node (of the role) has a registered region. */
+  private boolean checkSettled() {
+    Set<Address> registered = new HashSet<>();
+    state.regions().keySet().forEach(r -> registered.add(addressOf(r)));
+    for (Member m : cluster.state().getMembers()) {
+      boolean up = m.status() == MemberStatus.up() || m.status() == MemberStatus.weaklyUp();
+      if (up && role.map(m::hasRole).orElse(true) && !registered.contains(m.address())) {
+        return false;
+      }
+    }
+    settle();
+    return true;
+  }
+
+  private void settle() {
+    settled = true;
+    timers.cancel(SettleTimeout.INSTANCE);
+    deferred.forEach(context.getSelf()::tell);
+    deferred.clear();
   }
 
   private Behavior<Object> onGetShardHome(GetShardHome get) {
     ActorRef<Object> home = state.shards().get(get.shardId());
     if (home != null) {
       get.region().tell(new ShardHome(get.shardId(), home));
+      return Behaviors.same();
+    }
+    if (!settled) {
+      if (deferred.size() < stash.capacity()) {
+        deferred.add(get);
+      }
       return Behaviors.same();
     }
     if (state.regions().isEmpty()) {
@@ -250,7 +334,11 @@ public final class ShardCoordinator {
     if (state.regions().containsKey(t.ref())) {
       log.info("Coordinator of [{}]: region {} is gone with {} shard(s)", typeName, t.ref().path(),
           state.regions().get(t.ref()).size());
-      return storing(new RegionTerminated(t.ref()), () -> { });
+      return storing(new RegionTerminated(t.ref()), () -> {
+        if (!settled) {
+          checkSettled();
+        }
+      });
     }
     if (state.proxies().contains(t.ref())) {
       return storing(new ProxyTerminated(t.ref()), () -> { });

@@ -146,7 +146,7 @@ public final class ShardRegion {
   // ---- registration
 
   private void register() {
-    spec.coordinator().tell(spec.proxyOnly() ? new RegisterProxy(self) : new Register(self));
+    spec.coordinator().tell(spec.proxyOnly() ? new RegisterProxy(self) : new Register(self, table.localShards().keySet()));
   }
 
   private Behavior<Object> onRegisterAck(RegisterAck ack) {

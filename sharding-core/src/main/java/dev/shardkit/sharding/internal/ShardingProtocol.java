@@ -18,8 +18,15 @@ public sealed interface ShardingProtocol {
    */
   record Deliver(String typeName, String shardId, String entityId, Object message) implements ShardingProtocol {}
 
-  /** Region → coordinator: this region hosts shards. Repeated until acknowledged. */
-  record Register(ActorRef<Object> region) implements ShardingProtocol {}
+  /**
+   * Region → coordinator: this region hosts shards, these ones already (a coordinator that starts
+   * without stored state learns their homes from it). Repeated until acknowledged.
+   */
+  record Register(ActorRef<Object> region, Set<String> hostedShards) implements ShardingProtocol {
+    public Register {
+      hostedShards = Set.copyOf(hostedShards);
+    }
+  }
 
   /** Proxy → coordinator: this region routes but never hosts. */
   record RegisterProxy(ActorRef<Object> proxy) implements ShardingProtocol {}

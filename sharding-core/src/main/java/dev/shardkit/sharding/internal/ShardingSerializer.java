@@ -47,7 +47,7 @@ import scala.util.Try;
  *   <caption>Manifests and fields</caption>
  *   <tr><th>manifest</th><th>message</th><th>fields</th></tr>
  *   <tr><td>{@code D}</td><td>Deliver</td><td>str typeName, str shardId, str entityId, payload message</td></tr>
- *   <tr><td>{@code R}</td><td>Register</td><td>ref region</td></tr>
+ *   <tr><td>{@code R}</td><td>Register</td><td>ref region, uvarint n, n &times; str hosted shardId</td></tr>
  *   <tr><td>{@code RP}</td><td>RegisterProxy</td><td>ref proxy</td></tr>
  *   <tr><td>{@code RA}</td><td>RegisterAck</td><td>ref coordinator</td></tr>
  *   <tr><td>{@code GH}</td><td>GetShardHome</td><td>str shardId, ref region</td></tr>
@@ -171,7 +171,13 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       payload.writeTo(w);
       return w.toByteArray();
     } else if (o instanceof Register m) {
-      return refOnly(m.region());
+      BinaryWriter w = new BinaryWriter(72 + 8 * m.hostedShards().size());
+      writeRef(w, m.region());
+      w.writeVarUInt(m.hostedShards().size());
+      for (String shard : m.hostedShards()) {
+        w.writeString(shard);
+      }
+      return w.toByteArray();
     } else if (o instanceof RegisterProxy m) {
       return refOnly(m.proxy());
     } else if (o instanceof RegisterAck m) {
@@ -225,8 +231,15 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
           Object message = readPayload(r, () -> "for entity [" + entityId + "] in a ShardingEnvelope");
           return new ShardingEnvelope<>(entityId, message);
         }
-        case REGISTER:
-          return new Register(readRef(r));
+        case REGISTER: {
+          ActorRef<Object> region = readRef(r);
+          int n = r.readVarUInt();
+          Set<String> hosted = new HashSet<>(capacityFor(Math.min(n, r.remaining())));
+          for (int i = 0; i < n; i++) {
+            hosted.add(r.readString());
+          }
+          return new Register(region, Collections.unmodifiableSet(hosted));
+        }
         case REGISTER_PROXY:
           return new RegisterProxy(readRef(r));
         case REGISTER_ACK:

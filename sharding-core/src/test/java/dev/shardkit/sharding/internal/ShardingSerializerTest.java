@@ -144,7 +144,7 @@ class ShardingSerializerTest {
     counts.put("99", 1_000_000);
     return Stream.of(
         new Deliver("Counter", "12", "id-1", "hello"),
-        new Register(regionRef),
+        new Register(regionRef, Set.of("1", "shard-ä", "")),
         new RegisterProxy(probe.getRef()),
         new RegisterAck(coordinatorRef),
         new GetShardHome("12", regionRef),
@@ -183,7 +183,7 @@ class ShardingSerializerTest {
 
   @Test
   void resolvedRefsAreEqualAndReachTheSameActor() {
-    Register back = (Register) roundTrip(new Register(probe.getRef()));
+    Register back = (Register) roundTrip(new Register(probe.getRef(), Set.of()));
     assertEquals(probe.getRef(), back.region());
     assertEquals(probe.getRef().path(), back.region().path());
     back.region().tell("through the resolved ref");

@@ -1,7 +1,7 @@
 package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 
@@ -12,9 +12,11 @@ import org.apache.pekko.actor.typed.ActorRef;
  * every other message goes through the region.
  *
  * <p>Order: a caller's message that went through the region must not be overtaken by its next
- * message taking the shortcut. The region counts messages sent to it this way and not yet routed;
- * while any is pending, nobody takes the shortcut. The region publishes a home only after it has
- * sent everything it held for that shard, so a shortcut message always lands behind them.
+ * message taking the shortcut. The region counts messages sent to it this way and not yet routed,
+ * per stripe of shards; while any is pending in a shard's stripe, nobody takes the shortcut to
+ * that shard. The region publishes a home only after it has sent everything it held for that
+ * shard, so a shortcut message always lands behind them. Stripes keep a backlog for a few new
+ * shards from sending traffic for every known shard through the region too.
  */
 public final class RegionHandle {
 
@@ -23,7 +25,8 @@ public final class RegionHandle {
 
   private ActorRef<Object> region;
   private final SerializabilityCheck serializability;
-  private final AtomicInteger pendingInRegion = new AtomicInteger();
+  private static final int STRIPES = 64;
+  private final AtomicIntegerArray pendingInRegion = new AtomicIntegerArray(STRIPES);
   private volatile RoutingTable published = RoutingTable.empty();
 
   public RegionHandle(SerializabilityCheck serializability) {
@@ -63,7 +66,7 @@ public final class RegionHandle {
    * @param messageClass the message's class, or null when it is not known yet (an ask)
    */
   public ActorRef<Object> shortcut(String shardId, Class<?> messageClass) {
-    if (pendingInRegion.get() != 0) {
+    if (pendingInRegion.get(stripe(shardId)) != 0) {
       return null;
     }
     RoutingTable.Home home = published.home(shardId);
@@ -76,13 +79,17 @@ public final class RegionHandle {
 
   /** Wraps a message for the region and counts it as pending. */
   public ViaRegion viaRegion(Deliver deliver) {
-    pendingInRegion.incrementAndGet();
+    pendingInRegion.incrementAndGet(stripe(deliver.shardId()));
     return new ViaRegion(deliver);
   }
 
   /** Called by the region after routing a {@link ViaRegion}. */
-  void routed() {
-    pendingInRegion.decrementAndGet();
+  void routed(ViaRegion routed) {
+    pendingInRegion.decrementAndGet(stripe(routed.deliver().shardId()));
+  }
+
+  private static int stripe(String shardId) {
+    return shardId.hashCode() & (STRIPES - 1);
   }
 
   /** Called by the region after every change to its table, once held messages are sent. */

@@ -125,7 +125,7 @@ public final class ShardRegion {
     return builder
         .onMessage(ViaRegion.class, v -> {
           route(v.deliver());
-          spec.handle().routed();
+          spec.handle().routed(v);
           return Behaviors.same();
         })
         .onMessage(Deliver.class, this::onDeliver)

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
@@ -19,29 +20,50 @@ public final class ShardingSettings {
   private final String stateStoreMode;
   private final Duration dropWarningInterval;
   private final Duration coordinatorSettleTimeout;
-  private final int rebalanceThreshold;
-  private final int rebalanceAbsoluteLimit;
-  private final double rebalanceRelativeLimit;
+  private final LeastShardAllocationStrategy leastShardAllocationStrategy;
 
-  private ShardingSettings(int numberOfShards, int bufferSize, Optional<String> role, Duration retryInterval,
-      String stateStoreMode, Duration dropWarningInterval, Duration coordinatorSettleTimeout, int rebalanceThreshold,
-      int rebalanceAbsoluteLimit, double rebalanceRelativeLimit) {
-    require(numberOfShards >= 1, "number-of-shards must be at least 1, got " + numberOfShards);
-    require(bufferSize >= 0, "buffer-size must not be negative, got " + bufferSize);
-    require(!retryInterval.isNegative() && !retryInterval.isZero(), "retry-interval must be positive, got " + retryInterval);
-    require(stateStoreMode != null && !stateStoreMode.isBlank(), "state-store-mode must be set");
-    require(!dropWarningInterval.isNegative(), "dropped-message-warning-interval must not be negative");
-    require(!coordinatorSettleTimeout.isNegative(), "coordinator-settle-timeout must not be negative");
-    this.numberOfShards = numberOfShards;
-    this.bufferSize = bufferSize;
-    this.role = role.filter(r -> !r.isEmpty());
-    this.retryInterval = retryInterval;
-    this.stateStoreMode = stateStoreMode;
-    this.dropWarningInterval = dropWarningInterval;
-    this.coordinatorSettleTimeout = coordinatorSettleTimeout;
-    this.rebalanceThreshold = rebalanceThreshold;
-    this.rebalanceAbsoluteLimit = rebalanceAbsoluteLimit;
-    this.rebalanceRelativeLimit = rebalanceRelativeLimit;
+  /** The mutable twin used to build a changed copy; each {@code with…} changes one field. */
+  private static final class Builder {
+    int numberOfShards;
+    int bufferSize;
+    Optional<String> role;
+    Duration retryInterval;
+    String stateStoreMode;
+    Duration dropWarningInterval;
+    Duration coordinatorSettleTimeout;
+    LeastShardAllocationStrategy leastShardAllocationStrategy;
+  }
+
+  private ShardingSettings(Builder b) {
+    require(b.numberOfShards >= 1, "number-of-shards must be at least 1, got " + b.numberOfShards);
+    require(b.bufferSize >= 0, "buffer-size must not be negative, got " + b.bufferSize);
+    require(!b.retryInterval.isNegative() && !b.retryInterval.isZero(),
+        "retry-interval must be positive, got " + b.retryInterval);
+    require(b.stateStoreMode != null && !b.stateStoreMode.isBlank(), "state-store-mode must be set");
+    require(!b.dropWarningInterval.isNegative(), "dropped-message-warning-interval must not be negative");
+    require(!b.coordinatorSettleTimeout.isNegative(), "coordinator-settle-timeout must not be negative");
+    this.numberOfShards = b.numberOfShards;
+    this.bufferSize = b.bufferSize;
+    this.role = b.role.filter(r -> !r.isEmpty());
+    this.retryInterval = b.retryInterval;
+    this.stateStoreMode = b.stateStoreMode;
+    this.dropWarningInterval = b.dropWarningInterval;
+    this.coordinatorSettleTimeout = b.coordinatorSettleTimeout;
+    this.leastShardAllocationStrategy = b.leastShardAllocationStrategy;
+  }
+
+  private ShardingSettings with(Consumer<Builder> change) {
+    Builder b = new Builder();
+    b.numberOfShards = numberOfShards;
+    b.bufferSize = bufferSize;
+    b.role = role;
+    b.retryInterval = retryInterval;
+    b.stateStoreMode = stateStoreMode;
+    b.dropWarningInterval = dropWarningInterval;
+    b.coordinatorSettleTimeout = coordinatorSettleTimeout;
+    b.leastShardAllocationStrategy = leastShardAllocationStrategy;
+    change.accept(b);
+    return new ShardingSettings(b);
   }
 
   private static void require(boolean ok, String message) {
@@ -67,17 +89,17 @@ public final class ShardingSettings {
   public static ShardingSettings fromConfig(Config c) {
     try {
       Config least = c.getConfig("least-shard-allocation-strategy");
-      return new ShardingSettings(
-          c.getInt("number-of-shards"),
-          c.getInt("buffer-size"),
-          Optional.of(c.getString("role")),
-          c.getDuration("retry-interval"),
-          c.getString("state-store-mode"),
-          c.getDuration("dropped-message-warning-interval"),
-          c.getDuration("coordinator-settle-timeout"),
-          least.getInt("rebalance-threshold"),
-          least.getInt("rebalance-absolute-limit"),
-          least.getDouble("rebalance-relative-limit"));
+      Builder b = new Builder();
+      b.numberOfShards = c.getInt("number-of-shards");
+      b.bufferSize = c.getInt("buffer-size");
+      b.role = Optional.of(c.getString("role"));
+      b.retryInterval = c.getDuration("retry-interval");
+      b.stateStoreMode = c.getString("state-store-mode");
+      b.dropWarningInterval = c.getDuration("dropped-message-warning-interval");
+      b.coordinatorSettleTimeout = c.getDuration("coordinator-settle-timeout");
+      b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
+          least.getInt("rebalance-absolute-limit"), least.getDouble("rebalance-relative-limit"));
+      return new ShardingSettings(b);
     } catch (ConfigException e) {
       throw new IllegalArgumentException("Invalid shardkit.sharding configuration: " + e.getMessage(), e);
     }
@@ -124,34 +146,37 @@ public final class ShardingSettings {
     return coordinatorSettleTimeout;
   }
 
-  /** The default allocation strategy configured by {@code least-shard-allocation-strategy}. */
+  /**
+   * The default allocation strategy, configured by {@code least-shard-allocation-strategy}
+   * (an invalid value there fails {@link #fromConfig} naming the key).
+   */
   public LeastShardAllocationStrategy leastShardAllocationStrategy() {
-    return new LeastShardAllocationStrategy(rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
+    return leastShardAllocationStrategy;
   }
 
   public ShardingSettings withNumberOfShards(int n) {
-    return new ShardingSettings(n, bufferSize, role, retryInterval, stateStoreMode, dropWarningInterval, coordinatorSettleTimeout,
-        rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
+    return with(b -> b.numberOfShards = n);
   }
 
   public ShardingSettings withBufferSize(int size) {
-    return new ShardingSettings(numberOfShards, size, role, retryInterval, stateStoreMode, dropWarningInterval, coordinatorSettleTimeout,
-        rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
+    return with(b -> b.bufferSize = size);
   }
 
+  /** Host entities only on nodes with this role; null or empty means every node. */
   public ShardingSettings withRole(String newRole) {
-    return new ShardingSettings(numberOfShards, bufferSize, Optional.ofNullable(newRole), retryInterval, stateStoreMode,
-        dropWarningInterval, coordinatorSettleTimeout, rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
+    return with(b -> b.role = Optional.ofNullable(newRole));
   }
 
   public ShardingSettings withRetryInterval(Duration interval) {
-    return new ShardingSettings(numberOfShards, bufferSize, role, interval, stateStoreMode, dropWarningInterval, coordinatorSettleTimeout,
-        rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
+    return with(b -> b.retryInterval = interval);
   }
 
   public ShardingSettings withStateStoreMode(String mode) {
-    return new ShardingSettings(numberOfShards, bufferSize, role, retryInterval, mode, dropWarningInterval, coordinatorSettleTimeout,
-        rebalanceThreshold, rebalanceAbsoluteLimit, rebalanceRelativeLimit);
+    return with(b -> b.stateStoreMode = mode);
+  }
+
+  public ShardingSettings withCoordinatorSettleTimeout(Duration timeout) {
+    return with(b -> b.coordinatorSettleTimeout = timeout);
   }
 
   @Override

@@ -1,7 +1,6 @@
 package dev.shardkit.sharding;
 
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +13,8 @@ import java.util.Set;
  * threshold.
  *
  * <p>One round moves at most {@code min(absoluteLimit, max(1, relativeLimit × total shards))}
- * shards, and a region either gives or receives in a round, never both.
+ * shards, one at a time from the richest region to the poorest; since a move needs a difference
+ * above the threshold (at least 1), a region either gives or receives in a round, never both.
  */
 public final class LeastShardAllocationStrategy implements ShardAllocationStrategy {
   private final int rebalanceThreshold;
@@ -80,18 +80,16 @@ public final class LeastShardAllocationStrategy implements ShardAllocationStrate
     for (RegionInfo r : regions) {
       counts.put(r, allocation.shardsOf(r).size());
     }
-    Set<RegionInfo> givers = new HashSet<>();
-    Set<RegionInfo> receivers = new HashSet<>();
     Set<String> chosen = new LinkedHashSet<>();
     while (chosen.size() < limit) {
       RegionInfo richest = null;
       RegionInfo poorest = null;
       for (RegionInfo r : regions) {
         int c = counts.get(r);
-        if (!receivers.contains(r) && (richest == null || c > counts.get(richest))) {
+        if (richest == null || c > counts.get(richest)) {
           richest = r;
         }
-        if (!givers.contains(r) && (poorest == null || c < counts.get(poorest))) {
+        if (poorest == null || c < counts.get(poorest)) {
           poorest = r;
         }
       }
@@ -106,8 +104,6 @@ public final class LeastShardAllocationStrategy implements ShardAllocationStrate
       chosen.add(shard);
       counts.merge(richest, -1, Integer::sum);
       counts.merge(poorest, 1, Integer::sum);
-      givers.add(richest);
-      receivers.add(poorest);
     }
     return chosen;
   }

@@ -39,8 +39,9 @@ public final class ShardAllocation {
       for (String shard : shards) {
         RegionInfo previous = seen.put(shard, region);
         if (previous != null) {
-          throw new IllegalArgumentException("Shard [" + shard + "] is allocated to two regions: "
-              + previous.address() + " and " + region.address());
+          throw new IllegalArgumentException(previous.equals(region)
+              ? "Shard [" + shard + "] is listed twice under region " + region.address()
+              : "Shard [" + shard + "] is allocated to two regions: " + previous.address() + " and " + region.address());
         }
       }
       copy.put(region, shards);

@@ -97,8 +97,12 @@ public final class ShardingSettings {
       b.stateStoreMode = c.getString("state-store-mode");
       b.dropWarningInterval = c.getDuration("dropped-message-warning-interval");
       b.coordinatorSettleTimeout = c.getDuration("coordinator-settle-timeout");
-      b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
-          least.getInt("rebalance-absolute-limit"), least.getDouble("rebalance-relative-limit"));
+      try {
+        b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
+            least.getInt("rebalance-absolute-limit"), least.getDouble("rebalance-relative-limit"));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("shardkit.sharding.least-shard-allocation-strategy." + e.getMessage(), e);
+      }
       return new ShardingSettings(b);
     } catch (ConfigException e) {
       throw new IllegalArgumentException("Invalid shardkit.sharding configuration: " + e.getMessage(), e);

@@ -1,0 +1,217 @@
+package dev.shardkit.sharding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.pekko.actor.Address;
+import org.junit.jupiter.api.Test;
+
+class ShardingSettingsTest {
+
+  private static Config reference() {
+    return ConfigFactory.load().getConfig("shardkit.sharding");
+  }
+
+  private static ShardingSettings defaults() {
+    return ShardingSettings.fromConfig(reference());
+  }
+
+  private static ShardingSettings withOverride(String hocon) {
+    return ShardingSettings.fromConfig(ConfigFactory.parseString(hocon).withFallback(reference()));
+  }
+
+  private static void assertRejected(String hocon, String key) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> withOverride(hocon), hocon);
+    assertTrue(e.getMessage().contains(key), "message should name " + key + ": " + e.getMessage());
+  }
+
+  private static RegionInfo region(int port, int up) {
+    return new RegionInfo(new Address("pekko", "sys", "127.0.0.1", port), Set.of(), up);
+  }
+
+  private static ShardAllocation counts(int first, int second) {
+    List<String> a = new java.util.ArrayList<>();
+    List<String> b = new java.util.ArrayList<>();
+    for (int i = 0; i < first; i++) {
+      a.add("a" + i);
+    }
+    for (int i = 0; i < second; i++) {
+      b.add("b" + i);
+    }
+    return ShardAllocation.of(Map.of(region(1, 1), a, region(2, 2), b));
+  }
+
+  @Test
+  void defaultsComeFromReferenceConf() {
+    ShardingSettings s = defaults();
+    assertEquals(1000, s.numberOfShards());
+    assertEquals(100_000, s.bufferSize());
+    assertEquals(Optional.empty(), s.role());
+    assertEquals(Duration.ofSeconds(1), s.retryInterval());
+    assertEquals("memory", s.stateStoreMode());
+    assertEquals(Duration.ofSeconds(10), s.dropWarningInterval());
+    assertEquals(Duration.ofSeconds(3), s.coordinatorSettleTimeout());
+  }
+
+  @Test
+  void defaultStrategyUsesTheConfiguredLimits() {
+    LeastShardAllocationStrategy strategy = defaults().leastShardAllocationStrategy();
+    // threshold 1, absolute limit 20, relative limit 0.1
+    assertEquals(Set.of(), strategy.rebalance(counts(2, 1), Set.of()));
+    assertEquals(1, strategy.rebalance(counts(3, 1), Set.of()).size());
+    assertEquals(20, strategy.rebalance(counts(500, 0), Set.of()).size());
+    assertEquals(5, strategy.rebalance(counts(50, 0), Set.of()).size());
+  }
+
+  @Test
+  void strategySettingsAreRead() {
+    ShardingSettings s = withOverride("least-shard-allocation-strategy { rebalance-threshold = 4, "
+        + "rebalance-absolute-limit = 3, rebalance-relative-limit = 0.02 }");
+    LeastShardAllocationStrategy strategy = s.leastShardAllocationStrategy();
+    // Threshold 4: a difference of 4 stays, of 5 moves.
+    assertEquals(Set.of(), strategy.rebalance(counts(6, 2), Set.of()));
+    assertEquals(1, strategy.rebalance(counts(7, 2), Set.of()).size());
+    // 2 % of 100 binds before the absolute 3; of 400 it does not.
+    assertEquals(2, strategy.rebalance(counts(100, 0), Set.of()).size());
+    assertEquals(3, strategy.rebalance(counts(400, 0), Set.of()).size());
+  }
+
+  @Test
+  void overriddenValuesAreRead() {
+    ShardingSettings s = withOverride("number-of-shards = 64, buffer-size = 0, role = backend, "
+        + "retry-interval = 250ms, state-store-mode = ddata, dropped-message-warning-interval = 0s, "
+        + "coordinator-settle-timeout = 0s");
+    assertEquals(64, s.numberOfShards());
+    assertEquals(0, s.bufferSize());
+    assertEquals(Optional.of("backend"), s.role());
+    assertEquals(Duration.ofMillis(250), s.retryInterval());
+    assertEquals("ddata", s.stateStoreMode());
+    assertEquals(Duration.ZERO, s.dropWarningInterval());
+    assertEquals(Duration.ZERO, s.coordinatorSettleTimeout());
+  }
+
+  @Test
+  void invalidValuesAreRejectedNamingTheKey() {
+    assertRejected("number-of-shards = 0", "number-of-shards");
+    assertRejected("number-of-shards = -5", "number-of-shards");
+    assertRejected("buffer-size = -1", "buffer-size");
+    assertRejected("retry-interval = 0s", "retry-interval");
+    assertRejected("retry-interval = -1s", "retry-interval");
+    assertRejected("state-store-mode = \"\"", "state-store-mode");
+    assertRejected("state-store-mode = \"   \"", "state-store-mode");
+    assertRejected("dropped-message-warning-interval = -1s", "dropped-message-warning-interval");
+    assertRejected("coordinator-settle-timeout = -1ms", "coordinator-settle-timeout");
+  }
+
+  @Test
+  void valuesOfTheWrongTypeAreRejectedNamingTheKey() {
+    assertRejected("number-of-shards = many", "number-of-shards");
+    assertRejected("buffer-size = 1.5x", "buffer-size");
+    assertRejected("retry-interval = soon", "retry-interval");
+    assertRejected("least-shard-allocation-strategy.rebalance-threshold = high", "rebalance-threshold");
+  }
+
+  @Test
+  void missingKeysAreRejectedNamingTheKey() {
+    for (String key : List.of("number-of-shards", "buffer-size", "role", "retry-interval", "state-store-mode",
+        "dropped-message-warning-interval", "coordinator-settle-timeout", "least-shard-allocation-strategy")) {
+      Config without = reference().withoutPath(key);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> ShardingSettings.fromConfig(without), key);
+      assertTrue(e.getMessage().contains(key), "message should name " + key + ": " + e.getMessage());
+    }
+  }
+
+  @Test
+  void invalidStrategySettingsAreRejectedWhenRead() {
+    // Not later, when ClusterSharding.start builds the strategy on some node, far from the config.
+    assertRejected("least-shard-allocation-strategy.rebalance-threshold = 0", "rebalance-threshold");
+    assertRejected("least-shard-allocation-strategy.rebalance-absolute-limit = 0", "rebalance-absolute-limit");
+    assertRejected("least-shard-allocation-strategy.rebalance-relative-limit = 0", "rebalance-relative-limit");
+  }
+
+  @Test
+  void withMethodsReturnChangedCopies() {
+    ShardingSettings base = defaults();
+    ShardingSettings changed = base
+        .withNumberOfShards(10)
+        .withBufferSize(7)
+        .withRole("backend")
+        .withRetryInterval(Duration.ofMillis(300))
+        .withStateStoreMode("persistence")
+        .withCoordinatorSettleTimeout(Duration.ofMillis(1500));
+    assertEquals(10, changed.numberOfShards());
+    assertEquals(7, changed.bufferSize());
+    assertEquals(Optional.of("backend"), changed.role());
+    assertEquals(Duration.ofMillis(300), changed.retryInterval());
+    assertEquals("persistence", changed.stateStoreMode());
+    assertEquals(Duration.ofMillis(1500), changed.coordinatorSettleTimeout());
+    // Untouched settings carry over.
+    assertEquals(Duration.ofSeconds(10), changed.dropWarningInterval());
+    assertEquals(20, changed.leastShardAllocationStrategy().rebalance(counts(500, 0), Set.of()).size());
+
+    // Immutable: the original is unchanged.
+    assertNotSame(base, changed);
+    assertEquals(1000, base.numberOfShards());
+    assertEquals(100_000, base.bufferSize());
+    assertEquals(Optional.empty(), base.role());
+    assertEquals(Duration.ofSeconds(1), base.retryInterval());
+    assertEquals("memory", base.stateStoreMode());
+    assertEquals(Duration.ofSeconds(3), base.coordinatorSettleTimeout());
+  }
+
+  @Test
+  void eachWithMethodChangesOnlyItsOwnSetting() {
+    ShardingSettings base = withOverride("role = r1");
+    ShardingSettings n = base.withNumberOfShards(3);
+    assertEquals(Optional.of("r1"), n.role());
+    assertEquals(100_000, n.bufferSize());
+    ShardingSettings b = base.withBufferSize(3);
+    assertEquals(1000, b.numberOfShards());
+    ShardingSettings r = base.withRole("r2");
+    assertEquals(Duration.ofSeconds(1), r.retryInterval());
+    assertEquals("memory", r.stateStoreMode());
+    ShardingSettings i = base.withRetryInterval(Duration.ofSeconds(5));
+    assertEquals(Optional.of("r1"), i.role());
+    ShardingSettings m = base.withStateStoreMode("ddata");
+    assertEquals(1000, m.numberOfShards());
+    assertEquals(Duration.ofSeconds(1), m.retryInterval());
+    ShardingSettings t = base.withCoordinatorSettleTimeout(Duration.ofSeconds(9));
+    assertEquals("memory", t.stateStoreMode());
+    assertEquals(Optional.of("r1"), t.role());
+    assertEquals(Duration.ofSeconds(3), m.coordinatorSettleTimeout());
+  }
+
+  @Test
+  void emptyOrNullRoleMeansEveryNode() {
+    assertEquals(Optional.empty(), defaults().withRole("backend").withRole("").role());
+    assertEquals(Optional.empty(), defaults().withRole("backend").withRole(null).role());
+  }
+
+  @Test
+  void withMethodsValidateToo() {
+    ShardingSettings base = defaults();
+    IllegalArgumentException n = assertThrows(IllegalArgumentException.class, () -> base.withNumberOfShards(0));
+    assertTrue(n.getMessage().contains("number-of-shards"), n.getMessage());
+    IllegalArgumentException b = assertThrows(IllegalArgumentException.class, () -> base.withBufferSize(-1));
+    assertTrue(b.getMessage().contains("buffer-size"), b.getMessage());
+    IllegalArgumentException r = assertThrows(IllegalArgumentException.class,
+        () -> base.withRetryInterval(Duration.ZERO));
+    assertTrue(r.getMessage().contains("retry-interval"), r.getMessage());
+    IllegalArgumentException m = assertThrows(IllegalArgumentException.class, () -> base.withStateStoreMode(" "));
+    assertTrue(m.getMessage().contains("state-store-mode"), m.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> base.withStateStoreMode(null));
+    IllegalArgumentException t = assertThrows(IllegalArgumentException.class,
+        () -> base.withCoordinatorSettleTimeout(Duration.ofMillis(-1)));
+    assertTrue(t.getMessage().contains("coordinator-settle-timeout"), t.getMessage());
+  }
+}

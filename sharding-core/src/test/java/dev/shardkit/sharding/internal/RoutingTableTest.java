@@ -1,0 +1,185 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.internal.RoutingTable.Home;
+import dev.shardkit.sharding.internal.RoutingTable.Local;
+import dev.shardkit.sharding.internal.RoutingTable.Remote;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class RoutingTableTest {
+  private static ActorTestKit testKit;
+  private static ActorRef<Object> shardA;
+  private static ActorRef<Object> shardB;
+  private static ActorRef<Object> region1;
+  private static ActorRef<Object> region2;
+
+  @BeforeAll
+  static void startTestKit() {
+    // Probes only provide real ActorRef identities; the table never sends anything.
+    testKit = ActorTestKit.create();
+    shardA = testKit.createTestProbe(Object.class).ref();
+    shardB = testKit.createTestProbe(Object.class).ref();
+    region1 = testKit.createTestProbe(Object.class).ref();
+    region2 = testKit.createTestProbe(Object.class).ref();
+  }
+
+  @AfterAll
+  static void stopTestKit() {
+    testKit.shutdownTestKit();
+  }
+
+  @Test
+  void emptyTableKnowsNothing() {
+    RoutingTable t = RoutingTable.empty();
+    assertEquals(0, t.size());
+    assertNull(t.home("1"));
+    assertNull(t.target("1"));
+    assertTrue(t.localShards().isEmpty());
+    assertTrue(t.shardsOf(region1).isEmpty());
+    assertSame(t, RoutingTable.empty());
+  }
+
+  @Test
+  void homesAndTheirTargets() {
+    RoutingTable t = RoutingTable.empty()
+        .withHome("1", new Local(shardA))
+        .withHome("2", new Remote(region1));
+    assertEquals(new Local(shardA), t.home("1"));
+    assertEquals(new Remote(region1), t.home("2"));
+    assertSame(shardA, t.target("1"));
+    assertSame(region1, t.target("2"));
+    assertNull(t.target("3"));
+    assertEquals(2, t.size());
+  }
+
+  @Test
+  void homeTargets() {
+    Home local = new Local(shardB);
+    Home remote = new Remote(region2);
+    assertSame(shardB, local.target());
+    assertSame(region2, remote.target());
+  }
+
+  @Test
+  void withHomeReplacesAnEarlierHome() {
+    RoutingTable remote = RoutingTable.empty().withHome("1", new Remote(region1));
+    RoutingTable moved = remote.withHome("1", new Remote(region2));
+    RoutingTable local = moved.withHome("1", new Local(shardA));
+    assertSame(region2, moved.target("1"));
+    assertSame(shardA, local.target("1"));
+    assertEquals(1, local.size());
+    assertEquals(List.of(), local.shardsOf(region2));
+  }
+
+  @Test
+  void withoutForgetsOneShard() {
+    RoutingTable t = RoutingTable.empty()
+        .withHome("1", new Local(shardA))
+        .withHome("2", new Remote(region1));
+    RoutingTable less = t.without("1");
+    assertNull(less.home("1"));
+    assertSame(region1, less.target("2"));
+    assertEquals(1, less.size());
+    // Unknown shard: nothing to copy, so the same table (cheap for a hot-path publisher).
+    assertSame(less, less.without("1"));
+    assertSame(t, t.without("nope"));
+  }
+
+  @Test
+  void withoutRegionForgetsOnlyThatRegionsShards() {
+    RoutingTable t = RoutingTable.empty()
+        .withHome("1", new Remote(region1))
+        .withHome("2", new Remote(region2))
+        .withHome("3", new Remote(region1))
+        .withHome("4", new Local(shardA));
+    RoutingTable less = t.withoutRegion(region1);
+    assertNull(less.home("1"));
+    assertNull(less.home("3"));
+    assertSame(region2, less.target("2"));
+    assertSame(shardA, less.target("4"));
+    assertEquals(2, less.size());
+    assertSame(less, less.withoutRegion(region1));
+  }
+
+  @Test
+  void withoutRegionNeverDropsLocalShards() {
+    // A Local home names the shard actor, not a region; even if refs were equal it is not remote.
+    RoutingTable t = RoutingTable.empty().withHome("1", new Local(region1));
+    assertSame(t, t.withoutRegion(region1));
+    assertSame(region1, t.target("1"));
+  }
+
+  @Test
+  void localShardsAndShardsOfARegion() {
+    RoutingTable t = RoutingTable.empty()
+        .withHome("1", new Local(shardA))
+        .withHome("2", new Local(shardB))
+        .withHome("3", new Remote(region1))
+        .withHome("4", new Remote(region2))
+        .withHome("5", new Remote(region1));
+    assertEquals(Map.of("1", shardA, "2", shardB), t.localShards());
+    assertEquals(Set.of("3", "5"), new HashSet<>(t.shardsOf(region1)));
+    assertEquals(2, t.shardsOf(region1).size());
+    assertEquals(List.of("4"), t.shardsOf(region2));
+    assertEquals(List.of(), t.shardsOf(shardA));
+  }
+
+  @Test
+  void tablesAreImmutable() {
+    RoutingTable t0 = RoutingTable.empty();
+    RoutingTable t1 = t0.withHome("1", new Local(shardA));
+    RoutingTable t2 = t1.withHome("2", new Remote(region1));
+    RoutingTable t3 = t2.withHome("1", new Remote(region2));
+    RoutingTable t4 = t3.without("2");
+    RoutingTable t5 = t3.withoutRegion(region2);
+
+    assertNotSame(t0, t1);
+    assertEquals(0, t0.size());
+    assertNull(t0.home("1"));
+    assertEquals(1, t1.size());
+    assertSame(shardA, t1.target("1"));
+    assertNull(t1.home("2"));
+    assertSame(shardA, t2.target("1"));
+    assertSame(region2, t3.target("1"));
+    assertSame(region1, t3.target("2"));
+    assertNull(t4.home("2"));
+    assertSame(region1, t5.target("2"));
+    assertNull(t5.home("1"));
+    // t3 was the source of both t4 and t5 and must be untouched by either.
+    assertEquals(2, t3.size());
+    assertSame(region2, t3.target("1"));
+    assertSame(region1, t3.target("2"));
+  }
+
+  @Test
+  void derivedMapsAreCopies() {
+    RoutingTable t = RoutingTable.empty().withHome("1", new Local(shardA)).withHome("2", new Remote(region1));
+    Map<String, ActorRef<Object>> local = t.localShards();
+    try {
+      local.clear();
+    } catch (UnsupportedOperationException fine) {
+      // Either an unmodifiable map or a private copy is acceptable; only the table matters.
+    }
+    try {
+      t.shardsOf(region1).clear();
+    } catch (UnsupportedOperationException fine) {
+      // As above.
+    }
+    assertEquals(Map.of("1", shardA), t.localShards());
+    assertEquals(List.of("2"), t.shardsOf(region1));
+    assertEquals(2, t.size());
+  }
+}

@@ -178,7 +178,7 @@ public final class ClusterSharding implements Extension {
       CoordinatorStateStoreProvider provider) {
     org.apache.pekko.actor.Props coordinatorProps = Adapter.props(() -> ShardCoordinator.create(name, strategy,
         provider.create(system, name, settings), Math.max(1000, settings.bufferSize()), settings.role(),
-        settings.coordinatorSettleTimeout()));
+        settings.coordinatorSettleTimeout(), settings.rebalanceInterval(), settings.handOffTimeout()));
     classic.systemActorOf(
         ClusterSingletonManager.props(coordinatorProps, ShardCoordinator.Stop.INSTANCE,
             ClusterSingletonManagerSettings.create(classic).withRole(settings.role().orElse(null))),

@@ -20,6 +20,8 @@ public final class ShardingSettings {
   private final String stateStoreMode;
   private final Duration dropWarningInterval;
   private final Duration coordinatorSettleTimeout;
+  private final Duration rebalanceInterval;
+  private final Duration handOffTimeout;
   private final LeastShardAllocationStrategy leastShardAllocationStrategy;
 
   /** The mutable twin used to build a changed copy; each {@code with…} changes one field. */
@@ -31,6 +33,8 @@ public final class ShardingSettings {
     String stateStoreMode;
     Duration dropWarningInterval;
     Duration coordinatorSettleTimeout;
+    Duration rebalanceInterval;
+    Duration handOffTimeout;
     LeastShardAllocationStrategy leastShardAllocationStrategy;
   }
 
@@ -42,6 +46,10 @@ public final class ShardingSettings {
     require(b.stateStoreMode != null && !b.stateStoreMode.isBlank(), "state-store-mode must be set");
     require(!b.dropWarningInterval.isNegative(), "dropped-message-warning-interval must not be negative");
     require(!b.coordinatorSettleTimeout.isNegative(), "coordinator-settle-timeout must not be negative");
+    require(!b.rebalanceInterval.isNegative() && !b.rebalanceInterval.isZero(),
+        "rebalance-interval must be positive, got " + b.rebalanceInterval);
+    require(!b.handOffTimeout.isNegative() && !b.handOffTimeout.isZero(),
+        "hand-off-timeout must be positive, got " + b.handOffTimeout);
     this.numberOfShards = b.numberOfShards;
     this.bufferSize = b.bufferSize;
     this.role = b.role.filter(r -> !r.isEmpty());
@@ -49,6 +57,8 @@ public final class ShardingSettings {
     this.stateStoreMode = b.stateStoreMode;
     this.dropWarningInterval = b.dropWarningInterval;
     this.coordinatorSettleTimeout = b.coordinatorSettleTimeout;
+    this.rebalanceInterval = b.rebalanceInterval;
+    this.handOffTimeout = b.handOffTimeout;
     this.leastShardAllocationStrategy = b.leastShardAllocationStrategy;
   }
 
@@ -61,6 +71,8 @@ public final class ShardingSettings {
     b.stateStoreMode = stateStoreMode;
     b.dropWarningInterval = dropWarningInterval;
     b.coordinatorSettleTimeout = coordinatorSettleTimeout;
+    b.rebalanceInterval = rebalanceInterval;
+    b.handOffTimeout = handOffTimeout;
     b.leastShardAllocationStrategy = leastShardAllocationStrategy;
     change.accept(b);
     return new ShardingSettings(b);
@@ -97,6 +109,8 @@ public final class ShardingSettings {
       b.stateStoreMode = c.getString("state-store-mode");
       b.dropWarningInterval = c.getDuration("dropped-message-warning-interval");
       b.coordinatorSettleTimeout = c.getDuration("coordinator-settle-timeout");
+      b.rebalanceInterval = c.getDuration("rebalance-interval");
+      b.handOffTimeout = c.getDuration("hand-off-timeout");
       try {
         b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
             least.getInt("rebalance-absolute-limit"), least.getDouble("rebalance-relative-limit"));
@@ -151,6 +165,23 @@ public final class ShardingSettings {
   }
 
   /**
+   * How often the coordinator asks the allocation strategy which shards to move (default 2s). A
+   * round that moved shards is followed at once by the next; idle rounds back off to eight times
+   * this; a region joining resets it.
+   */
+  public Duration rebalanceInterval() {
+    return rebalanceInterval;
+  }
+
+  /**
+   * How long a hand-off may take before the coordinator gives it up and leaves the shard where it
+   * is (default 60s); entities that take long to stop count against it.
+   */
+  public Duration handOffTimeout() {
+    return handOffTimeout;
+  }
+
+  /**
    * The default allocation strategy, configured by {@code least-shard-allocation-strategy}
    * (an invalid value there fails {@link #fromConfig} naming the key).
    */
@@ -181,6 +212,14 @@ public final class ShardingSettings {
 
   public ShardingSettings withCoordinatorSettleTimeout(Duration timeout) {
     return with(b -> b.coordinatorSettleTimeout = timeout);
+  }
+
+  public ShardingSettings withRebalanceInterval(Duration interval) {
+    return with(b -> b.rebalanceInterval = interval);
+  }
+
+  public ShardingSettings withHandOffTimeout(Duration timeout) {
+    return with(b -> b.handOffTimeout = timeout);
   }
 
   @Override

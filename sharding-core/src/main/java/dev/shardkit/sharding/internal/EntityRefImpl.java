@@ -48,12 +48,10 @@ public final class EntityRefImpl<M> implements EntityRef<M> {
       throw new IllegalArgumentException("ask to entity [" + entityId + "] of type [" + typeKey.name()
           + "] needs a message factory, got null");
     }
-    // The route is chosen before the factory runs; a message counted as pending in the region is
-    // created inside AskPattern right before it is sent, so the count never leaks.
-    ActorRef<Object> direct = handle.shortcut(shardId, null);
-    if (direct != null) {
-      return AskPattern.<Object, R>ask(direct, replyTo -> envelope(messageFactory.apply(replyTo)), timeout, scheduler);
-    }
+    // Asks go through the region: the message is created inside AskPattern, after the route
+    // would have to be chosen, so it cannot take part in the shortcut's in-flight accounting. The
+    // region keeps it in order with this caller's earlier shortcut messages (they are already in
+    // the home's mailbox) and later ones (they wait while it is pending).
     return AskPattern.<Object, R>ask(handle.region(),
         replyTo -> handle.viaRegion(envelope(messageFactory.apply(replyTo))), timeout, scheduler);
   }

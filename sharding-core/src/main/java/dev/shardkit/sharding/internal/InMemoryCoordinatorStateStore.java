@@ -10,9 +10,11 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
- * Keeps nothing: every coordinator starts empty. Right for tests and single-node use, where the
- * coordinator never moves; with several nodes a coordinator that moves forgets where shards live,
- * so production clusters use the {@code ddata} or {@code persistence} mode.
+ * Keeps nothing: every coordinator starts empty and rebuilds the shard table from the regions'
+ * registrations, which report the shards they host. Right for tests and single-node use; with
+ * several nodes it is safe only while every live region registers with a new coordinator within
+ * {@code coordinator-settle-timeout} (one that cannot is not known to host its shards, which could
+ * then be placed a second time). Durable store modes do not depend on that.
  */
 public final class InMemoryCoordinatorStateStore implements CoordinatorStateStore {
 
@@ -21,8 +23,9 @@ public final class InMemoryCoordinatorStateStore implements CoordinatorStateStor
     @Override
     public CoordinatorStateStore create(ActorSystem<?> system, String typeName, ShardingSettings settings) {
       system.log().warn("Entity type [{}] keeps its coordinator state in memory (shardkit.sharding.state-store-mode "
-          + "= memory): fine for tests and one node, but a coordinator that moves to another node forgets where "
-          + "shards live; use ddata or persistence in production", typeName);
+          + "= memory): a coordinator that moves rebuilds it from what the regions report when they register, "
+          + "which is safe only while every region can register within coordinator-settle-timeout; a durable "
+          + "store mode does not depend on that", typeName);
       return new InMemoryCoordinatorStateStore();
     }
   }

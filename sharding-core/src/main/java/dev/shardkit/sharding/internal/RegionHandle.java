@@ -11,22 +11,36 @@ import org.apache.pekko.actor.typed.ActorRef;
  * (the local shard, or the remote region) from the caller's thread, skipping the region's mailbox;
  * every other message goes through the region.
  *
- * <p>Order: a caller's message that went through the region must not be overtaken by its next
- * message taking the shortcut. The region counts messages sent to it this way and not yet routed,
- * per stripe of shards; while any is pending in a shard's stripe, nobody takes the shortcut to
- * that shard. The region publishes a home only after it has sent everything it held for that
- * shard, so a shortcut message always lands behind them. Stripes keep a backlog for a few new
- * shards from sending traffic for every known shard through the region too.
+ * <p>Two path switches must not reorder or lose messages:
+ *
+ * <ul>
+ *   <li><b>Unknown → known.</b> A caller's message that went through the region must not be
+ *       overtaken by its next message taking the shortcut. The region counts messages sent to it
+ *       this way and not yet routed, per stripe of shards; while any is pending in a shard's
+ *       stripe, nobody takes the shortcut to that shard. The region publishes a home only after it
+ *       has sent everything it held for that shard, so a shortcut message lands behind them.
+ *   <li><b>Known → handing off.</b> A caller that read the old table must not send by it after the
+ *       region has stopped routing to the shard. Callers count themselves in while they read the
+ *       table and send; after publishing a table without the shard, the region waits until its
+ *       stripe has no caller inside ({@link #shortcutsQuiet}) before it declares the route closed.
+ * </ul>
+ *
+ * <p>Both counters are striped (and padded against false sharing), so a backlog for a few new
+ * shards does not send the traffic for every other shard through the region.
  */
 public final class RegionHandle {
 
-  /** A message that took the slow path; the region must call {@link #routed()} once it is routed. */
+  /** A message that took the slow path; the region must call {@link #routed} once it is routed. */
   public record ViaRegion(Deliver deliver) implements NoSerializationVerificationNeeded {}
 
-  private ActorRef<Object> region;
-  private final SerializabilityCheck serializability;
   private static final int STRIPES = 64;
-  private final AtomicIntegerArray pendingInRegion = new AtomicIntegerArray(STRIPES);
+  // 16 ints = 64 bytes: each stripe's counter on its own cache line.
+  private static final int PAD = 16;
+
+  private final SerializabilityCheck serializability;
+  private final AtomicIntegerArray pendingInRegion = new AtomicIntegerArray(STRIPES * PAD);
+  private final AtomicIntegerArray inShortcut = new AtomicIntegerArray(STRIPES * PAD);
+  private ActorRef<Object> region;
   private volatile RoutingTable published = RoutingTable.empty();
 
   public RegionHandle(SerializabilityCheck serializability) {
@@ -50,46 +64,47 @@ public final class RegionHandle {
 
   /** Sends a message toward its entity by the fastest route that keeps order. */
   public void deliver(Deliver deliver) {
-    ActorRef<Object> target = shortcut(deliver.shardId(), deliver.message().getClass());
-    if (target != null) {
-      target.tell(deliver);
-    } else {
-      region.tell(viaRegion(deliver));
+    int slot = slot(deliver.shardId());
+    if (pendingInRegion.get(slot) == 0) {
+      inShortcut.incrementAndGet(slot);
+      try {
+        RoutingTable.Home home = published.home(deliver.shardId());
+        // A message for a remote home whose class cannot be serialized goes through the region,
+        // which reports it naming the entity.
+        if (home != null && (home instanceof RoutingTable.Local
+            || serializability.problem(deliver.message().getClass()).isEmpty())) {
+          home.target().tell(deliver);
+          return;
+        }
+      } finally {
+        inShortcut.decrementAndGet(slot);
+      }
     }
-  }
-
-  /**
-   * The home to send a message for this shard to directly, or null if it must go through the
-   * region. A message for a remote home whose class cannot be serialized goes through the region,
-   * which reports it.
-   *
-   * @param messageClass the message's class, or null when it is not known yet (an ask)
-   */
-  public ActorRef<Object> shortcut(String shardId, Class<?> messageClass) {
-    if (pendingInRegion.get(stripe(shardId)) != 0) {
-      return null;
-    }
-    RoutingTable.Home home = published.home(shardId);
-    if (home == null || (messageClass != null && home instanceof RoutingTable.Remote
-        && serializability.problem(messageClass).isPresent())) {
-      return null;
-    }
-    return home.target();
+    region.tell(viaRegion(deliver));
   }
 
   /** Wraps a message for the region and counts it as pending. */
   public ViaRegion viaRegion(Deliver deliver) {
-    pendingInRegion.incrementAndGet(stripe(deliver.shardId()));
+    pendingInRegion.incrementAndGet(slot(deliver.shardId()));
     return new ViaRegion(deliver);
   }
 
   /** Called by the region after routing a {@link ViaRegion}. */
   void routed(ViaRegion routed) {
-    pendingInRegion.decrementAndGet(stripe(routed.deliver().shardId()));
+    pendingInRegion.decrementAndGet(slot(routed.deliver().shardId()));
   }
 
-  private static int stripe(String shardId) {
-    return shardId.hashCode() & (STRIPES - 1);
+  /**
+   * True when no caller is between reading the table and sending by it, for the shard's stripe.
+   * After publishing a table without a shard, once this is true no message can reach the shard's
+   * old home by the shortcut any more.
+   */
+  boolean shortcutsQuiet(String shardId) {
+    return inShortcut.get(slot(shardId)) == 0;
+  }
+
+  private static int slot(String shardId) {
+    return (shardId.hashCode() & (STRIPES - 1)) * PAD;
   }
 
   /** Called by the region after every change to its table, once held messages are sent. */

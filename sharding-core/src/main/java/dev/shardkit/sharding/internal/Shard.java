@@ -7,6 +7,7 @@ import dev.shardkit.sharding.ShardCommand;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -36,6 +37,18 @@ public final class Shard extends AbstractBehavior<Object> {
 
   private record EntityStopped(String entityId) implements NoSerializationVerificationNeeded {}
 
+  /**
+   * Region → shard: stop every entity (each after what is already in its mailbox) and then stop;
+   * answered with {@link HandedOff}. Local only.
+   */
+  public record HandOff(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
+
+  /**
+   * Shard → region, just before it stops: messages it held and could not deliver (for entities
+   * that were passivating or stopping), in arrival order per entity, for the next home.
+   */
+  public record HandedOff(String shardId, List<Deliver> undelivered) implements NoSerializationVerificationNeeded {}
+
   /** Stops an entity that has no stop message of its own, after what is already in its mailbox. */
   enum StopEntity implements NoSerializationVerificationNeeded { INSTANCE }
 
@@ -46,6 +59,9 @@ public final class Shard extends AbstractBehavior<Object> {
   private final EntityTable entities;
   private final DropReporter drops;
   private final ActorRef<ShardCommand> selfAsShard;
+  /** Set once a hand-off began: who to tell when every entity has stopped. */
+  private ActorRef<Object> handOffReplyTo;
+  private final List<Deliver> undelivered = new ArrayList<>();
 
   private Shard(ActorContext<Object> context, EntityTypeKey<Object> typeKey, String shardId,
       Function<EntityContext<Object>, Behavior<Object>> createBehavior, Optional<Object> stopMessage,
@@ -73,6 +89,7 @@ public final class Shard extends AbstractBehavior<Object> {
         .onMessage(Passivate.class, this::onPassivate)
         .onMessage(EntityStopped.class, this::onEntityStopped)
         .onMessage(GetShardState.class, this::onGetShardState)
+        .onMessage(HandOff.class, this::onHandOff)
         .build();
   }
 
@@ -85,6 +102,9 @@ public final class Shard extends AbstractBehavior<Object> {
         drops.dropped(d.message(), "buffer full while entity [" + d.entityId() + "] of shard [" + shardId
             + "] passivates", Adapter.toClassic(getContext().getSelf()));
       }
+    } else if (handOffReplyTo != null) {
+      // The region stops routing here before it hands off; keep a straggler for the next home.
+      undelivered.add(d);
     } else {
       entity = startEntity(d.entityId(), d.message());
       if (entity != null) {
@@ -130,6 +150,10 @@ public final class Shard extends AbstractBehavior<Object> {
 
   private Behavior<Object> onEntityStopped(EntityStopped stopped) {
     List<Object> held = entities.stopped(stopped.entityId());
+    if (handOffReplyTo != null) {
+      held.forEach(m -> undelivered.add(new Deliver(typeKey.name(), shardId, stopped.entityId(), m)));
+      return handedOffIfEmpty();
+    }
     if (!held.isEmpty()) {
       ActorRef<Object> next = startEntity(stopped.entityId(), held.get(0));
       if (next != null) {
@@ -140,6 +164,28 @@ public final class Shard extends AbstractBehavior<Object> {
       }
     }
     return this;
+  }
+
+  private Behavior<Object> onHandOff(HandOff handOff) {
+    if (handOffReplyTo != null) {
+      return this;
+    }
+    handOffReplyTo = handOff.replyTo();
+    for (String entityId : entities.entityIds()) {
+      ActorRef<Object> entity = entities.active(entityId);
+      if (entity != null && entities.passivating(entityId)) {
+        entity.tell(stopMessage.orElse(StopEntity.INSTANCE));
+      }
+    }
+    return handedOffIfEmpty();
+  }
+
+  private Behavior<Object> handedOffIfEmpty() {
+    if (entities.size() > 0) {
+      return this;
+    }
+    handOffReplyTo.tell(new HandedOff(shardId, List.copyOf(undelivered)));
+    return Behaviors.stopped();
   }
 
   private Behavior<Object> onGetShardState(GetShardState get) {

@@ -3,7 +3,10 @@ package dev.shardkit.sharding.internal;
 import dev.shardkit.sharding.RegionInfo;
 import dev.shardkit.sharding.ShardAllocation;
 import dev.shardkit.sharding.ShardAllocationStrategy;
+import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
+import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
@@ -16,6 +19,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyTerminated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionTerminated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.time.Duration;
@@ -72,6 +76,10 @@ public final class ShardCoordinator {
 
   private record Terminated(ActorRef<Object> ref) implements NoSerializationVerificationNeeded {}
 
+  private enum RebalanceTick implements NoSerializationVerificationNeeded { INSTANCE }
+
+  private record HandOffTimeout(String shardId) implements NoSerializationVerificationNeeded {}
+
   private static final Duration MIN_BACKOFF = Duration.ofMillis(100);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
@@ -91,11 +99,23 @@ public final class ShardCoordinator {
   private boolean settled;
   /** Requests for homeless shards that arrived before the coordinator settled. */
   private final Set<GetShardHome> deferred = new LinkedHashSet<>();
+  private final Duration rebalanceInterval;
+  private final Duration handOffTimeout;
+  /** Shards being handed off, with the region they are leaving. */
+  private final Map<String, ActorRef<Object>> handOffs = new HashMap<>();
+  /** Regions that asked for the home of a shard while it was being handed off. */
+  private final Map<String, Set<ActorRef<Object>>> waitingForHome = new HashMap<>();
+  /** Regions handing off all their shards before they stop; they get no new shards. */
+  private final Set<ActorRef<Object>> shuttingDown = new HashSet<>();
+  private Duration idleRebalanceDelay;
 
   private ShardCoordinator(ActorContext<Object> context, TimerScheduler<Object> timers, StashBuffer<Object> stash,
       String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store, Optional<String> role,
-      Duration settleTimeout) {
+      Duration settleTimeout, Duration rebalanceInterval, Duration handOffTimeout) {
     this.context = context;
+    this.rebalanceInterval = rebalanceInterval;
+    this.handOffTimeout = handOffTimeout;
+    this.idleRebalanceDelay = rebalanceInterval;
     this.role = role;
     this.settleTimeout = settleTimeout;
     this.timers = timers;
@@ -111,12 +131,15 @@ public final class ShardCoordinator {
    * @param role the role of the nodes whose regions host shards, if any
    * @param settleTimeout the longest a new coordinator waits for the regions of Up nodes to
    *     register before it allocates homeless shards
+   * @param rebalanceInterval how often rebalance rounds run
+   * @param handOffTimeout how long a hand-off may take before it is given up
    */
   public static Behavior<Object> create(String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store,
-      int stashCapacity, Optional<String> role, Duration settleTimeout) {
+      int stashCapacity, Optional<String> role, Duration settleTimeout, Duration rebalanceInterval,
+      Duration handOffTimeout) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(stashCapacity, stash -> {
       ShardCoordinator coordinator = new ShardCoordinator(ctx, timers, stash, typeName, strategy, store, role,
-          settleTimeout);
+          settleTimeout, rebalanceInterval, handOffTimeout);
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}", typeName,
           coordinator.cluster.selfAddress(), store.describe(), strategy);
       return coordinator.loading();
@@ -166,6 +189,10 @@ public final class ShardCoordinator {
           }
           return Behaviors.same();
         })
+        .onMessageEquals(RebalanceTick.INSTANCE, this::onRebalanceTick)
+        .onMessage(HandOffTimeout.class, this::onHandOffTimeout)
+        .onMessage(ShardStopped.class, this::onShardStopped)
+        .onMessage(GracefulShutdownReq.class, this::onGracefulShutdownReq)
         .onMessage(GetCurrentRegions.class, g -> {
           g.replyTo().tell(new CurrentRegions(Set.copyOf(state.regions().keySet())));
           return Behaviors.same();
@@ -250,6 +277,11 @@ public final class ShardCoordinator {
       watch(region);
       log.info("Coordinator of [{}]: {} {} registered", typeName, proxy ? "proxy" : "region", region.path());
       events.add(proxy ? new ProxyRegistered(region) : new RegionRegistered(region));
+      if (!proxy && settled) {
+        // A new region usually means shards should move to it: no idle back-off.
+        idleRebalanceDelay = rebalanceInterval;
+        scheduleRebalance(rebalanceInterval);
+      }
     }
     // A region reports the shards it already hosts, so a coordinator that started without their
     // homes (in-memory state) learns them instead of placing them a second time.
@@ -281,12 +313,18 @@ public final class ShardCoordinator {
 
   private void settle() {
     settled = true;
+    scheduleRebalance(rebalanceInterval);
     timers.cancel(SettleTimeout.INSTANCE);
     deferred.forEach(context.getSelf()::tell);
     deferred.clear();
   }
 
   private Behavior<Object> onGetShardHome(GetShardHome get) {
+    if (handOffs.containsKey(get.shardId())) {
+      // Answered once the shard has stopped at its old home and has a new one.
+      waitingForHome.computeIfAbsent(get.shardId(), k -> new HashSet<>()).add(get.region());
+      return Behaviors.same();
+    }
     ActorRef<Object> home = state.shards().get(get.shardId());
     if (home != null) {
       get.region().tell(new ShardHome(get.shardId(), home));
@@ -298,43 +336,191 @@ public final class ShardCoordinator {
       }
       return Behaviors.same();
     }
-    if (state.regions().isEmpty()) {
-      // The region asks again on its retry tick; by then a region may have registered.
+    ActorRef<Object> chosen = chooseHome(state, get.shardId(), get.region());
+    if (chosen == null) {
+      // The region asks again on its retry tick.
       return Behaviors.same();
     }
-    Map<ActorRef<Object>, RegionInfo> infos = regionInfos();
-    ActorRef<Object> chosen;
-    try {
-      RegionInfo requester = infos.containsKey(get.region()) ? infos.get(get.region()) : info(get.region(), Map.of());
-      RegionInfo choice = strategy.allocateShard(requester, get.shardId(), allocation(infos));
-      chosen = infos.entrySet().stream().filter(e -> e.getValue().equals(choice)).map(Map.Entry::getKey)
-          .findFirst().orElse(null);
-      if (chosen == null) {
-        log.error("Coordinator of [{}]: allocation strategy {} chose {} for shard [{}], which is not a registered "
-            + "region; the shard stays unallocated", typeName, strategy, choice, get.shardId());
-        return Behaviors.same();
-      }
-    } catch (RuntimeException e) {
-      log.error("Coordinator of [{}]: allocation strategy {} failed for shard [{}]; the shard stays unallocated",
-          typeName, strategy, get.shardId(), e);
-      return Behaviors.same();
-    }
-    final ActorRef<Object> home2 = chosen;
     return storing(new ShardHomeAllocated(get.shardId(), chosen), () -> {
-      ShardHome answer = new ShardHome(get.shardId(), home2);
+      ShardHome answer = new ShardHome(get.shardId(), chosen);
       // The new home hears it too, so it starts the shard before the first forwarded message.
-      if (!home2.equals(get.region())) {
-        home2.tell(answer);
+      if (!chosen.equals(get.region())) {
+        chosen.tell(answer);
       }
       get.region().tell(answer);
     });
+  }
+
+  /**
+   * Asks the strategy for a home among the regions that take new shards, or null (logged) if
+   * there is none or the strategy fails.
+   */
+  private ActorRef<Object> chooseHome(CoordinatorState view, String shardId, ActorRef<Object> requester) {
+    Map<ActorRef<Object>, RegionInfo> infos = regionInfos(view);
+    if (infos.isEmpty()) {
+      return null;
+    }
+    try {
+      RegionInfo requesterInfo = infos.containsKey(requester) ? infos.get(requester) : info(requester, Map.of());
+      RegionInfo choice = strategy.allocateShard(requesterInfo, shardId, allocation(view, infos));
+      ActorRef<Object> chosen = infos.entrySet().stream().filter(e -> e.getValue().equals(choice))
+          .map(Map.Entry::getKey).findFirst().orElse(null);
+      if (chosen == null) {
+        log.error("Coordinator of [{}]: allocation strategy {} chose {} for shard [{}], which is not a registered "
+            + "region taking shards; the shard stays unallocated", typeName, strategy, choice, shardId);
+      }
+      return chosen;
+    } catch (RuntimeException e) {
+      log.error("Coordinator of [{}]: allocation strategy {} failed for shard [{}]; the shard stays unallocated",
+          typeName, strategy, shardId, e);
+      return null;
+    }
+  }
+
+  // ---- rebalancing and hand-off
+
+  private void scheduleRebalance(Duration delay) {
+    timers.startSingleTimer(RebalanceTick.INSTANCE, delay);
+  }
+
+  private Behavior<Object> onRebalanceTick() {
+    if (!settled || !handOffs.isEmpty()) {
+      // The round in progress schedules the next one when it ends.
+      return Behaviors.same();
+    }
+    Set<String> moves;
+    try {
+      Map<ActorRef<Object>, RegionInfo> infos = regionInfos(state);
+      moves = infos.size() < 2 ? Set.of() : strategy.rebalance(allocation(state, infos), Set.of());
+    } catch (RuntimeException e) {
+      log.error("Coordinator of [{}]: allocation strategy {} failed to plan a rebalance", typeName, strategy, e);
+      moves = Set.of();
+    }
+    List<String> valid = moves.stream().filter(state.shards()::containsKey).toList();
+    if (valid.isEmpty()) {
+      idleRebalanceDelay = min(idleRebalanceDelay.multipliedBy(2), rebalanceInterval.multipliedBy(8));
+      scheduleRebalance(idleRebalanceDelay);
+      return Behaviors.same();
+    }
+    idleRebalanceDelay = rebalanceInterval;
+    log.info("Coordinator of [{}]: rebalancing {} shard(s): {}", typeName, valid.size(), valid);
+    valid.forEach(this::startHandOff);
+    return Behaviors.same();
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /** Tells every region and proxy that the shard is leaving its home; the owner drives the rest. */
+  private void startHandOff(String shardId) {
+    ActorRef<Object> owner = state.shards().get(shardId);
+    if (owner == null || handOffs.containsKey(shardId)) {
+      return;
+    }
+    handOffs.put(shardId, owner);
+    Set<ActorRef<Object>> everyone = new HashSet<>(state.regions().keySet());
+    everyone.addAll(state.proxies());
+    BeginHandOff begin = new BeginHandOff(shardId, owner, everyone);
+    everyone.forEach(r -> r.tell(begin));
+    timers.startSingleTimer(new HandOffTimeout(shardId), handOffTimeout);
+  }
+
+  private Behavior<Object> onShardStopped(ShardStopped stopped) {
+    String shardId = stopped.shardId();
+    if (!stopped.region().equals(handOffs.get(shardId))) {
+      return Behaviors.same();
+    }
+    timers.cancel(new HandOffTimeout(shardId));
+    List<CoordinatorEvent> events = new ArrayList<>();
+    CoordinatorState after = state;
+    if (stopped.region().equals(state.shards().get(shardId))) {
+      events.add(new ShardHomeDeallocated(shardId));
+      after = state.applied(events.get(0));
+    }
+    // Placed again at once, so the shard does not wait for its next message to find a home, and
+    // the regions holding its messages hear where to send them.
+    Set<ActorRef<Object>> waiting = waitingForHome.getOrDefault(shardId, Set.of());
+    ActorRef<Object> next = chooseHome(after, shardId, waiting.isEmpty() ? stopped.region() : waiting.iterator().next());
+    if (next != null) {
+      events.add(new ShardHomeAllocated(shardId, next));
+    }
+    return storing(events, () -> {
+      handOffs.remove(shardId);
+      Set<ActorRef<Object>> asked = waitingForHome.remove(shardId);
+      if (next != null) {
+        announce(new ShardHome(shardId, next));
+      } else if (asked != null) {
+        asked.forEach(r -> context.getSelf().tell(new GetShardHome(shardId, r)));
+      }
+      roundEnded();
+    });
+  }
+
+  private Behavior<Object> onHandOffTimeout(HandOffTimeout timeout) {
+    String shardId = timeout.shardId();
+    ActorRef<Object> owner = handOffs.remove(shardId);
+    if (owner == null) {
+      return Behaviors.same();
+    }
+    log.warn("Coordinator of [{}]: the hand-off of shard [{}] from {} did not finish within {} ms (a region did "
+        + "not answer, or entities did not stop); the shard stays where it is", typeName, shardId, owner.path(),
+        handOffTimeout.toMillis());
+    waitingForHome.remove(shardId);
+    if (owner.equals(state.shards().get(shardId))) {
+      announce(new ShardHome(shardId, owner));
+    }
+    roundEnded();
+    return Behaviors.same();
+  }
+
+  /** Every region and proxy hears a shard's home: they all stopped routing to it for the move. */
+  private void announce(ShardHome home) {
+    state.regions().keySet().forEach(r -> r.tell(home));
+    state.proxies().forEach(p -> p.tell(home));
+  }
+
+  /** When the last move of a round has ended, the next round starts at once. */
+  private void roundEnded() {
+    if (handOffs.isEmpty()) {
+      scheduleRebalance(Duration.ZERO);
+    }
+  }
+
+  private Behavior<Object> onGracefulShutdownReq(GracefulShutdownReq request) {
+    ActorRef<Object> region = request.region();
+    List<String> shards = state.regions().get(region);
+    if (shards == null) {
+      return Behaviors.same();
+    }
+    if (shuttingDown.add(region)) {
+      log.info("Coordinator of [{}]: region {} is shutting down; handing off its {} shard(s)", typeName,
+          region.path(), shards.size());
+    }
+    shards.forEach(this::startHandOff);
+    return Behaviors.same();
   }
 
   private Behavior<Object> onTerminated(Terminated t) {
     if (state.regions().containsKey(t.ref())) {
       log.info("Coordinator of [{}]: region {} is gone with {} shard(s)", typeName, t.ref().path(),
           state.regions().get(t.ref()).size());
+      shuttingDown.remove(t.ref());
+      List<String> abandoned = handOffs.entrySet().stream().filter(e -> e.getValue().equals(t.ref()))
+          .map(Map.Entry::getKey).toList();
       return storing(new RegionTerminated(t.ref()), () -> {
+        // Hand-offs from the dead region are over: its shards have no home and get one on demand.
+        for (String shardId : abandoned) {
+          handOffs.remove(shardId);
+          timers.cancel(new HandOffTimeout(shardId));
+          Set<ActorRef<Object>> asked = waitingForHome.remove(shardId);
+          if (asked != null) {
+            asked.forEach(r -> context.getSelf().tell(new GetShardHome(shardId, r)));
+          }
+        }
+        if (!abandoned.isEmpty()) {
+          roundEnded();
+        }
         if (!settled) {
           checkSettled();
         }
@@ -352,7 +538,8 @@ public final class ShardCoordinator {
 
   // ---- allocation view
 
-  private Map<ActorRef<Object>, RegionInfo> regionInfos() {
+  /** The regions that take shards (registered, not shutting down), with what the strategy sees. */
+  private Map<ActorRef<Object>, RegionInfo> regionInfos(CoordinatorState view) {
     List<Member> byAge = new ArrayList<>();
     cluster.state().getMembers().forEach(m -> {
       if (m.status() == MemberStatus.up() || m.status() == MemberStatus.weaklyUp() || m.status() == MemberStatus.leaving()) {
@@ -367,8 +554,10 @@ public final class ShardCoordinator {
       ranks.put(byAge.get(i).address(), i);
     }
     Map<ActorRef<Object>, RegionInfo> infos = new LinkedHashMap<>();
-    for (ActorRef<Object> region : state.regions().keySet()) {
-      infos.put(region, info(region, members, ranks));
+    for (ActorRef<Object> region : view.regions().keySet()) {
+      if (!shuttingDown.contains(region)) {
+        infos.put(region, info(region, members, ranks));
+      }
     }
     return infos;
   }
@@ -389,9 +578,9 @@ public final class ShardCoordinator {
     return address.hasGlobalScope() ? address : cluster.selfAddress();
   }
 
-  private ShardAllocation allocation(Map<ActorRef<Object>, RegionInfo> infos) {
-    Map<RegionInfo, List<String>> view = new HashMap<>();
-    state.regions().forEach((region, shards) -> view.put(infos.get(region), shards));
-    return ShardAllocation.of(view);
+  private static ShardAllocation allocation(CoordinatorState view, Map<ActorRef<Object>, RegionInfo> infos) {
+    Map<RegionInfo, List<String>> shardsByRegion = new HashMap<>();
+    infos.forEach((region, info) -> shardsByRegion.put(info, view.regions().get(region)));
+    return ShardAllocation.of(shardsByRegion);
   }
 }

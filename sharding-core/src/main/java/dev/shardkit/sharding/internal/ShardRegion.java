@@ -5,7 +5,11 @@ import dev.shardkit.sharding.internal.RegionHandle.ViaRegion;
 import dev.shardkit.sharding.internal.RoutingTable.Home;
 import dev.shardkit.sharding.internal.RoutingTable.Local;
 import dev.shardkit.sharding.internal.RoutingTable.Remote;
+import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
@@ -16,8 +20,10 @@ import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -55,6 +61,27 @@ public final class ShardRegion {
 
   private record ShardTerminated(String shardId) implements NoSerializationVerificationNeeded {}
 
+  private record RouteClosedCheck(String shardId) implements NoSerializationVerificationNeeded {}
+
+  /**
+   * Hand off every shard of this region and stop; {@code replyTo} gets {@link org.apache.pekko.Done}
+   * when the region has stopped. Local only.
+   */
+  public record GracefulShutdown(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
+
+  /** The owner's side of one shard's hand-off. */
+  private static final class HandOffState {
+    final ActorRef<Object> shard;
+    final Set<ActorRef<Object>> awaitingMarkers;
+    boolean ownRouteClosed;
+    boolean stopping;
+
+    HandOffState(ActorRef<Object> shard, Set<ActorRef<Object>> awaitingMarkers) {
+      this.shard = shard;
+      this.awaitingMarkers = awaitingMarkers;
+    }
+  }
+
   private static final Duration STATS_TIMEOUT = Duration.ofSeconds(5);
 
   private final ActorContext<Object> context;
@@ -64,6 +91,11 @@ public final class ShardRegion {
   private final MessageBuffers<String> buffers;
   private final DropReporter drops;
   private final Set<ActorRef<Object>> watchedRegions = new HashSet<>();
+  private final TimerScheduler<Object> timers;
+  private final Map<String, HandOffState> handOffs = new HashMap<>();
+  private final Map<String, List<Runnable>> waitingForRouteClosed = new HashMap<>();
+  private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
+  private boolean shuttingDown;
   private RoutingTable table = RoutingTable.empty();
   private ActorRef<Object> coordinator;
 
@@ -74,6 +106,7 @@ public final class ShardRegion {
     this.log = context.getLog();
     this.buffers = new MessageBuffers<>(spec.settings().bufferSize());
     this.drops = newDropReporter(context, spec);
+    this.timers = timers;
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
   }
 
@@ -107,6 +140,9 @@ public final class ShardRegion {
         .onMessage(RegisterAck.class, this::onRegisterAck)
         .onMessageEquals(RetryTick.INSTANCE, () -> {
           buffers.keys().forEach(this::requestHome);
+          if (shuttingDown) {
+            coordinator.tell(new GracefulShutdownReq(self));
+          }
           return Behaviors.same();
         })
         .onMessage(CoordinatorTerminated.class, t -> {
@@ -134,6 +170,11 @@ public final class ShardRegion {
         .onMessage(ShardTerminated.class, this::onShardTerminated)
         .onMessage(GetLocalState.class, this::onGetLocalState)
         .onMessage(GetRegionStats.class, this::onGetRegionStats)
+        .onMessage(BeginHandOff.class, this::onBeginHandOff)
+        .onMessage(HandOffMarker.class, this::onHandOffMarker)
+        .onMessage(RouteClosedCheck.class, this::onRouteClosedCheck)
+        .onMessage(Shard.HandedOff.class, this::onHandedOff)
+        .onMessage(GracefulShutdown.class, this::onGracefulShutdown)
         .onMessage(CoordinatorTerminated.class, t -> Behaviors.same())
         .onMessage(ShardingProtocol.class, m -> {
           log.debug("Entity type [{}]: region ignores unexpected {}", spec.typeName(), m);
@@ -197,6 +238,13 @@ public final class ShardRegion {
       return drop(deliver.message(), "a message for entity [" + deliver.entityId() + "] of another entity type ["
           + deliver.typeName() + "] reached this region");
     }
+    HandOffState handOff = handOffs.get(deliver.shardId());
+    if (handOff != null && !handOff.stopping && handOff.shard != null) {
+      // From a region whose marker has not come yet: sent before it stopped routing here, so it
+      // belongs to the incarnation that is still running.
+      handOff.shard.tell(deliver);
+      return Behaviors.same();
+    }
     route(deliver);
     return Behaviors.same();
   }
@@ -229,6 +277,19 @@ public final class ShardRegion {
 
   private Behavior<Object> onShardHome(ShardHome home) {
     String shardId = home.shardId();
+    HandOffState handOff = handOffs.get(shardId);
+    if (handOff != null) {
+      if (handOff.stopping || !home.region().equals(self)) {
+        // The shard is stopping here; once it has, its home is asked for again.
+        log.debug("Entity type [{}]: shard [{}] is being handed off; ignoring {}", spec.typeName(), shardId, home);
+        return Behaviors.same();
+      }
+      // The coordinator gave up the hand-off: the shard stays.
+      handOffs.remove(shardId);
+      if (handOff.shard != null) {
+        table = table.withHome(shardId, new Local(handOff.shard));
+      }
+    }
     Home current = table.home(shardId);
     if (home.region().equals(self)) {
       if (spec.proxyOnly()) {
@@ -257,11 +318,17 @@ public final class ShardRegion {
       route((Deliver) held);
     }
     spec.handle().publish(table);
-    return Behaviors.same();
+    return afterChange();
   }
 
   private Behavior<Object> onRegionTerminated(RegionTerminated terminated) {
     watchedRegions.remove(terminated.region());
+    for (String shardId : List.copyOf(handOffs.keySet())) {
+      HandOffState handOff = handOffs.get(shardId);
+      if (handOff.awaitingMarkers.remove(terminated.region())) {
+        maybeStopShard(shardId, handOff);
+      }
+    }
     int before = table.size();
     table = table.withoutRegion(terminated.region());
     spec.handle().publish(table);
@@ -271,11 +338,139 @@ public final class ShardRegion {
   }
 
   private Behavior<Object> onShardTerminated(ShardTerminated terminated) {
-    log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again with its next message",
-        spec.typeName(), terminated.shardId());
-    table = table.without(terminated.shardId());
+    String shardId = terminated.shardId();
+    HandOffState handOff = handOffs.get(shardId);
+    if (handOff != null && handOff.stopping) {
+      // Every entity has stopped (a shard stops after its children): the next home may start it.
+      handOffs.remove(shardId);
+      if (buffers.contains(shardId)) {
+        requestHome(shardId);
+      }
+      coordinatorOrProxy().tell(new ShardStopped(shardId, self));
+      log.debug("Entity type [{}]: shard [{}] handed off", spec.typeName(), shardId);
+      return afterChange();
+    }
+    if (table.home(shardId) instanceof Local) {
+      log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again with its next message",
+          spec.typeName(), shardId);
+      table = table.without(shardId);
+      spec.handle().publish(table);
+    }
+    return afterChange();
+  }
+
+  // ---- hand-off
+
+  private Behavior<Object> onBeginHandOff(BeginHandOff begin) {
+    String shardId = begin.shardId();
+    Home current = table.home(shardId);
+    table = table.without(shardId);
     spec.handle().publish(table);
+    if (begin.owner().equals(self)) {
+      if (!handOffs.containsKey(shardId)) {
+        Set<ActorRef<Object>> awaiting = new HashSet<>(begin.regions());
+        awaiting.remove(self);
+        for (ActorRef<Object> region : awaiting) {
+          if (watchedRegions.add(region)) {
+            context.watchWith(region, new RegionTerminated(region));
+          }
+        }
+        HandOffState handOff = new HandOffState(current instanceof Local l ? l.shard() : null, awaiting);
+        handOffs.put(shardId, handOff);
+        whenRouteClosed(shardId, () -> {
+          handOff.ownRouteClosed = true;
+          maybeStopShard(shardId, handOff);
+        });
+      }
+    } else {
+      whenRouteClosed(shardId, () -> begin.owner().tell(new HandOffMarker(shardId, self)));
+    }
+    if (buffers.contains(shardId)) {
+      requestHome(shardId);
+    }
     return Behaviors.same();
+  }
+
+  private Behavior<Object> onHandOffMarker(HandOffMarker marker) {
+    HandOffState handOff = handOffs.get(marker.shardId());
+    if (handOff != null && handOff.awaitingMarkers.remove(marker.region())) {
+      maybeStopShard(marker.shardId(), handOff);
+    }
+    return Behaviors.same();
+  }
+
+  /** Stops the shard once nothing more can reach it: every region's marker is in, ours too. */
+  private void maybeStopShard(String shardId, HandOffState handOff) {
+    if (handOff.stopping || !handOff.ownRouteClosed || !handOff.awaitingMarkers.isEmpty()) {
+      return;
+    }
+    handOff.stopping = true;
+    if (handOff.shard != null) {
+      handOff.shard.tell(new Shard.HandOff(self));
+    } else {
+      handOffs.remove(shardId);
+      coordinatorOrProxy().tell(new ShardStopped(shardId, self));
+    }
+  }
+
+  private Behavior<Object> onHandedOff(Shard.HandedOff handedOff) {
+    // What the shard could not deliver is older than anything held here for it.
+    buffers.putFirst(handedOff.shardId(), handedOff.undelivered());
+    return Behaviors.same();
+  }
+
+  /**
+   * Runs {@code action} once no caller can still send to the shard's old home by the shortcut:
+   * the table without it is published, and no caller is between reading a table and sending.
+   */
+  private void whenRouteClosed(String shardId, Runnable action) {
+    for (int spins = 0; spins < 200; spins++) {
+      if (spec.handle().shortcutsQuiet(shardId)) {
+        action.run();
+        return;
+      }
+      Thread.onSpinWait();
+    }
+    // A caller was preempted mid-send: look again shortly rather than block the region.
+    waitingForRouteClosed.computeIfAbsent(shardId, k -> new ArrayList<>()).add(action);
+    timers.startSingleTimer(new RouteClosedCheck(shardId), Duration.ofMillis(1));
+  }
+
+  private Behavior<Object> onRouteClosedCheck(RouteClosedCheck check) {
+    List<Runnable> actions = waitingForRouteClosed.remove(check.shardId());
+    if (actions != null) {
+      actions.forEach(a -> whenRouteClosed(check.shardId(), a));
+    }
+    return Behaviors.same();
+  }
+
+  // ---- graceful shutdown
+
+  private Behavior<Object> onGracefulShutdown(GracefulShutdown shutdown) {
+    shutdownWaiters.add(shutdown.replyTo());
+    if (!shuttingDown) {
+      shuttingDown = true;
+      log.info("Entity type [{}]: region shutting down; handing off {} shard(s)", spec.typeName(),
+          table.localShards().size());
+      if (!spec.proxyOnly()) {
+        coordinatorOrProxy().tell(new GracefulShutdownReq(self));
+      }
+    }
+    return afterChange();
+  }
+
+  /** Stops a shutting-down region once it hosts nothing and holds nothing. */
+  private Behavior<Object> afterChange() {
+    if (shuttingDown && table.localShards().isEmpty() && handOffs.isEmpty() && buffers.total() == 0) {
+      shutdownWaiters.forEach(w -> w.tell(org.apache.pekko.Done.getInstance()));
+      log.info("Entity type [{}]: region shut down gracefully", spec.typeName());
+      return Behaviors.stopped();
+    }
+    return Behaviors.same();
+  }
+
+  private ActorRef<Object> coordinatorOrProxy() {
+    return coordinator != null ? coordinator : spec.coordinator();
   }
 
   private Behavior<Object> drop(Object message, String reason) {

@@ -51,4 +51,29 @@ public sealed interface ShardingProtocol {
 
   /** Region → asker: shard id → live entity count. */
   record RegionStats(Map<String, Integer> entityCounts) implements ShardingProtocol {}
+
+  /**
+   * Coordinator → every region and proxy: shard {@code shardId} is leaving {@code owner}. Each
+   * receiver stops routing to the shard (holding its messages) and sends the owner a
+   * {@link HandOffMarker} behind whatever it already sent there; {@code regions} is everyone the
+   * owner must hear a marker from.
+   */
+  record BeginHandOff(String shardId, ActorRef<Object> owner, Set<ActorRef<Object>> regions)
+      implements ShardingProtocol {
+    public BeginHandOff {
+      regions = Set.copyOf(regions);
+    }
+  }
+
+  /**
+   * Region → owner: nothing more for the shard comes from {@code region}; it travels the same way
+   * as that region's messages, so it arrives after all of them.
+   */
+  record HandOffMarker(String shardId, ActorRef<Object> region) implements ShardingProtocol {}
+
+  /** Owner → coordinator: the shard and all its entities have stopped. */
+  record ShardStopped(String shardId, ActorRef<Object> region) implements ShardingProtocol {}
+
+  /** Region → coordinator: move all my shards away, I am shutting down. */
+  record GracefulShutdownReq(ActorRef<Object> region) implements ShardingProtocol {}
 }

@@ -2,7 +2,11 @@ package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.Passivate;
 import dev.shardkit.sharding.ShardingEnvelope;
+import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
+import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
@@ -58,6 +62,10 @@ import scala.util.Try;
  *   <tr><td>{@code S}</td><td>RegionStats</td><td>uvarint n, n &times; (str shardId, svarint count)</td></tr>
  *   <tr><td>{@code E}</td><td>ShardingEnvelope</td><td>str entityId, payload message</td></tr>
  *   <tr><td>{@code P}</td><td>Passivate</td><td>ref entity</td></tr>
+ *   <tr><td>{@code BH}</td><td>BeginHandOff</td><td>str shardId, ref owner, uvarint n, n &times; ref region</td></tr>
+ *   <tr><td>{@code HM}</td><td>HandOffMarker</td><td>str shardId, ref region</td></tr>
+ *   <tr><td>{@code SS}</td><td>ShardStopped</td><td>str shardId, ref region</td></tr>
+ *   <tr><td>{@code GD}</td><td>GracefulShutdownReq</td><td>ref region</td></tr>
  * </table>
  *
  * <ul>
@@ -93,6 +101,10 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
   static final String REGION_STATS = "S";
   static final String ENVELOPE = "E";
   static final String PASSIVATE = "P";
+  static final String BEGIN_HAND_OFF = "BH";
+  static final String HAND_OFF_MARKER = "HM";
+  static final String SHARD_STOPPED = "SS";
+  static final String GRACEFUL_SHUTDOWN = "GD";
 
   private final ExtendedActorSystem system;
   private final int identifier;
@@ -148,6 +160,14 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       return REGION_STATS;
     } else if (o instanceof Passivate) {
       return PASSIVATE;
+    } else if (o instanceof BeginHandOff) {
+      return BEGIN_HAND_OFF;
+    } else if (o instanceof HandOffMarker) {
+      return HAND_OFF_MARKER;
+    } else if (o instanceof ShardStopped) {
+      return SHARD_STOPPED;
+    } else if (o instanceof GracefulShutdownReq) {
+      return GRACEFUL_SHUTDOWN;
     }
     throw cannotHandle(o);
   }
@@ -188,6 +208,21 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       return refOnly(m.replyTo());
     } else if (o instanceof Passivate m) {
       return refOnly(m.entity());
+    } else if (o instanceof GracefulShutdownReq m) {
+      return refOnly(m.region());
+    } else if (o instanceof HandOffMarker m) {
+      return shardAndRef(m.shardId(), m.region());
+    } else if (o instanceof ShardStopped m) {
+      return shardAndRef(m.shardId(), m.region());
+    } else if (o instanceof BeginHandOff m) {
+      BinaryWriter w = new BinaryWriter(80 + 64 * m.regions().size());
+      w.writeString(m.shardId());
+      writeRef(w, m.owner());
+      w.writeVarUInt(m.regions().size());
+      for (ActorRef<Object> region : m.regions()) {
+        writeRef(w, region);
+      }
+      return w.toByteArray();
     } else if (o instanceof GetShardHome m) {
       return shardAndRef(m.shardId(), m.region());
     } else if (o instanceof ShardHome m) {
@@ -254,6 +289,22 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
           return new GetRegionStats(readRef(r));
         case PASSIVATE:
           return new Passivate(readRef(r));
+        case GRACEFUL_SHUTDOWN:
+          return new GracefulShutdownReq(readRef(r));
+        case HAND_OFF_MARKER:
+          return new HandOffMarker(r.readString(), readRef(r));
+        case SHARD_STOPPED:
+          return new ShardStopped(r.readString(), readRef(r));
+        case BEGIN_HAND_OFF: {
+          String shardId = r.readString();
+          ActorRef<Object> owner = readRef(r);
+          int n = r.readVarUInt();
+          Set<ActorRef<Object>> regions = new HashSet<>(capacityFor(Math.min(n, r.remaining())));
+          for (int i = 0; i < n; i++) {
+            regions.add(readRef(r));
+          }
+          return new BeginHandOff(shardId, owner, Collections.unmodifiableSet(regions));
+        }
         case CURRENT_REGIONS: {
           int n = r.readVarUInt();
           // Every element takes at least one byte, which bounds what a corrupt count can allocate.

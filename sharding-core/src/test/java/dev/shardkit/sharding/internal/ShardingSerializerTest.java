@@ -13,6 +13,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.Passivate;
 import dev.shardkit.sharding.ShardingEnvelope;
+import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
@@ -154,7 +155,11 @@ class ShardingSerializerTest {
         new GetRegionStats(probe.getRef()),
         new RegionStats(counts),
         new ShardingEnvelope<>("id-1", "hello"),
-        new Passivate(regionRef));
+        new Passivate(regionRef),
+        new BeginHandOff("12", regionRef, Set.of(regionRef, remoteRef)),
+        new ShardingProtocol.HandOffMarker("12", remoteRef),
+        new ShardingProtocol.ShardStopped("12", regionRef),
+        new ShardingProtocol.GracefulShutdownReq(regionRef));
   }
 
   @ParameterizedTest

@@ -25,7 +25,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -171,7 +173,37 @@ public final class ClusterSharding implements Extension {
         Props.empty());
     handle.attach(region);
     types.put(name, new RegisteredType(typeKey, handle, ex, coordinator, createBehavior.isEmpty()));
+    // Before the node leaves the cluster, its shards move to the remaining nodes.
+    CoordinatedShutdown shutdown = CoordinatedShutdown.get(classic);
+    Duration phaseTimeout = Duration.ofNanos(
+        shutdown.timeout(CoordinatedShutdown.PhaseClusterShardingShutdownRegion()).toNanos());
+    shutdown.addTask(CoordinatedShutdown.PhaseClusterShardingShutdownRegion(), "shardkit-region-" + name,
+        () -> shutdownRegion(region, phaseTimeout).exceptionally(e -> {
+          system.log().warn("Entity type [{}]: the region did not hand off all its shards within {} ms ({}); "
+              + "the node leaves anyway", name, phaseTimeout.toMillis(), e.toString());
+          return Done.getInstance();
+        }));
     return region.unsafeUpcast();
+  }
+
+  private CompletionStage<Done> shutdownRegion(ActorRef<Object> region, Duration timeout) {
+    return AskPattern.<Object, Object>ask(region, ShardRegion.GracefulShutdown::new, timeout, system.scheduler())
+        .thenApply(done -> Done.getInstance());
+  }
+
+  /**
+   * Hands off every shard of this node's region of the type to other nodes and stops the region;
+   * completes when it has stopped. Messages for those entities sent meanwhile reach them at their
+   * new homes. The same happens by itself when the node leaves the cluster (Pekko's coordinated
+   * shutdown). Afterwards the type cannot be started again on this node, and messages sent to
+   * it here go to dead letters.
+   *
+   * @throws IllegalStateException if the type is not started on this node
+   * @return completes when the region has stopped, or fails with a timeout if the hand-offs took
+   *     longer than {@code timeout}
+   */
+  public CompletionStage<Done> gracefulShutdown(EntityTypeKey<?> typeKey, Duration timeout) {
+    return shutdownRegion(registered(typeKey).handle().region(), timeout);
   }
 
   private void startCoordinator(String name, ShardingSettings settings, ShardAllocationStrategy strategy,

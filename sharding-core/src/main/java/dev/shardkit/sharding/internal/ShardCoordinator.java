@@ -336,7 +336,7 @@ public final class ShardCoordinator {
       }
       return Behaviors.same();
     }
-    ActorRef<Object> chosen = chooseHome(state, get.shardId(), get.region());
+    ActorRef<Object> chosen = chooseHome(state, get.shardId(), get.region(), null);
     if (chosen == null) {
       // The region asks again on its retry tick.
       return Behaviors.same();
@@ -354,9 +354,16 @@ public final class ShardCoordinator {
   /**
    * Asks the strategy for a home among the regions that take new shards, or null (logged) if
    * there is none or the strategy fails.
+   *
+   * @param leaving a region the shard is just leaving, not offered unless it is the only one
+   *     (else a tie could send a rebalanced shard straight back)
    */
-  private ActorRef<Object> chooseHome(CoordinatorState view, String shardId, ActorRef<Object> requester) {
+  private ActorRef<Object> chooseHome(CoordinatorState view, String shardId, ActorRef<Object> requester,
+      ActorRef<Object> leaving) {
     Map<ActorRef<Object>, RegionInfo> infos = regionInfos(view);
+    if (leaving != null && infos.size() > 1) {
+      infos.remove(leaving);
+    }
     if (infos.isEmpty()) {
       return null;
     }
@@ -429,6 +436,8 @@ public final class ShardCoordinator {
   private Behavior<Object> onShardStopped(ShardStopped stopped) {
     String shardId = stopped.shardId();
     if (!stopped.region().equals(handOffs.get(shardId))) {
+      log.debug("Coordinator of [{}]: ignoring {}, the hand-off in progress is {}", typeName, stopped,
+          handOffs.get(shardId));
       return Behaviors.same();
     }
     timers.cancel(new HandOffTimeout(shardId));
@@ -441,10 +450,13 @@ public final class ShardCoordinator {
     // Placed again at once, so the shard does not wait for its next message to find a home, and
     // the regions holding its messages hear where to send them.
     Set<ActorRef<Object>> waiting = waitingForHome.getOrDefault(shardId, Set.of());
-    ActorRef<Object> next = chooseHome(after, shardId, waiting.isEmpty() ? stopped.region() : waiting.iterator().next());
+    ActorRef<Object> next = chooseHome(after, shardId,
+        waiting.isEmpty() ? stopped.region() : waiting.iterator().next(), stopped.region());
     if (next != null) {
       events.add(new ShardHomeAllocated(shardId, next));
     }
+    log.debug("Coordinator of [{}]: shard [{}] stopped at {}; next home {}", typeName, shardId,
+        stopped.region().path(), next == null ? "none yet" : next.path());
     return storing(events, () -> {
       handOffs.remove(shardId);
       Set<ActorRef<Object>> asked = waitingForHome.remove(shardId);

@@ -93,6 +93,11 @@ public final class ShardRegion {
   private final Set<ActorRef<Object>> watchedRegions = new HashSet<>();
   private final TimerScheduler<Object> timers;
   private final Map<String, HandOffState> handOffs = new HashMap<>();
+  /**
+   * Markers that reached this owner before the coordinator's BeginHandOff did: the two travel
+   * different ways (region → owner, coordinator → owner), so either can come first.
+   */
+  private final Map<String, Set<ActorRef<Object>>> earlyMarkers = new HashMap<>();
   private final Map<String, List<Runnable>> waitingForRouteClosed = new HashMap<>();
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
   private boolean shuttingDown;
@@ -370,6 +375,8 @@ public final class ShardRegion {
       if (!handOffs.containsKey(shardId)) {
         Set<ActorRef<Object>> awaiting = new HashSet<>(begin.regions());
         awaiting.remove(self);
+        awaiting.removeAll(earlyMarkers.getOrDefault(shardId, Set.of()));
+        earlyMarkers.remove(shardId);
         for (ActorRef<Object> region : awaiting) {
           if (watchedRegions.add(region)) {
             context.watchWith(region, new RegionTerminated(region));
@@ -393,7 +400,11 @@ public final class ShardRegion {
 
   private Behavior<Object> onHandOffMarker(HandOffMarker marker) {
     HandOffState handOff = handOffs.get(marker.shardId());
-    if (handOff != null && handOff.awaitingMarkers.remove(marker.region())) {
+    log.debug("Entity type [{}]: hand-off marker for shard [{}] from {}; awaiting {}", spec.typeName(),
+        marker.shardId(), marker.region().path(), handOff == null ? "nothing" : handOff.awaitingMarkers);
+    if (handOff == null) {
+      earlyMarkers.computeIfAbsent(marker.shardId(), k -> new HashSet<>()).add(marker.region());
+    } else if (handOff.awaitingMarkers.remove(marker.region())) {
       maybeStopShard(marker.shardId(), handOff);
     }
     return Behaviors.same();
@@ -405,6 +416,8 @@ public final class ShardRegion {
       return;
     }
     handOff.stopping = true;
+    log.debug("Entity type [{}]: every route to shard [{}] is closed; stopping its entities", spec.typeName(),
+        shardId);
     if (handOff.shard != null) {
       handOff.shard.tell(new Shard.HandOff(self));
     } else {

@@ -1,0 +1,119 @@
+package dev.shardkit.sharding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.testkit.Ledger;
+import dev.shardkit.sharding.testkit.TestCluster;
+import dev.shardkit.sharding.testkit.Traffic;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A fourth node joins a three-node cluster hosting 100 shards while every node sends to 2 000
+ * entities: the shards spread evenly within seconds, on default settings, and an external ledger
+ * finds nothing lost, duplicated or reordered, and no entity alive twice.
+ */
+class RebalanceTest {
+  static final EntityTypeKey<Ledger.Command> KEY = EntityTypeKey.create(Ledger.Command.class, "Balanced");
+  static final int SHARDS = 100;
+
+  final Ledger ledger = new Ledger();
+  TestCluster cluster;
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  void startSharding(ActorSystem<?> system) {
+    ClusterSharding.get(system).start(Entity.of(KEY, ledger::entity)
+        .withSettings(ShardingSettings.create(system).withNumberOfShards(SHARDS)));
+  }
+
+  static ClusterShardingStats stats(ActorSystem<?> system) {
+    try {
+      return ClusterSharding.get(system).clusterShardingStats(KEY, Duration.ofSeconds(3)).toCompletableFuture()
+          .get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      return new ClusterShardingStats(Map.of(), java.util.Set.of());
+    }
+  }
+
+  static volatile String lastSeen = "";
+
+  static boolean balanced(ClusterShardingStats stats, int regions) {
+    lastSeen = "regions=" + stats.regions().size() + " failed=" + stats.failedRegions() + " shards="
+        + stats.regions().values().stream().map(Map::size).toList();
+    if (stats.regions().size() != regions || stats.shardCount() != SHARDS) {
+      return false;
+    }
+    int min = stats.regions().values().stream().mapToInt(Map::size).min().orElse(0);
+    int max = stats.regions().values().stream().mapToInt(Map::size).max().orElse(0);
+    return max - min <= 1;
+  }
+
+  @Test
+  void aJoiningNodeGetsItsShareQuicklyAndNothingIsLost() throws Exception {
+    cluster = new TestCluster("Rebalance").startNodes(3);
+    cluster.systems().forEach(this::startSharding);
+    List<String> entities = new ArrayList<>();
+    for (int i = 0; i < 2000; i++) {
+      entities.add("r-" + i);
+    }
+    Map<String, ActorSystem<?>> senders = new HashMap<>();
+    for (int n = 0; n < 3; n++) {
+      senders.put("node-" + n, cluster.system(n));
+    }
+    Traffic traffic = new Traffic(senders, KEY, entities, Duration.ofMillis(1200));
+    TestCluster.await(Duration.ofSeconds(30), () -> balanced(stats(cluster.system(0)), 3),
+        "all 100 shards allocated over three regions");
+
+    ActorSystem<Void> fourth = cluster.addWithRoles();
+    cluster.awaitUp(4);
+    long upAt = System.nanoTime();
+    startSharding(fourth);
+    try {
+      TestCluster.await(Duration.ofSeconds(30), () -> balanced(stats(cluster.system(0)), 4),
+          "the shards balanced over four regions");
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "; last stats: " + lastSeen, e);
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - upAt);
+    System.out.println("RebalanceTest: balanced over four regions " + took.toMillis() + " ms after the fourth node's Up");
+    // Traffic keeps flowing a little after the moves, then the books are checked.
+    Thread.sleep(1000);
+    Map<String, Integer> sent = traffic.stop();
+    TestCluster.await(Duration.ofSeconds(60), () -> entities.stream().allMatch(id -> sent.entrySet().stream()
+        .allMatch(e -> ledger.received(id, e.getKey()) >= e.getValue())), "every sent message arrived");
+    Ledger.Report report = ledger.check(entities, sent);
+    assertTrue(report.clean(), "ledger: " + report);
+    assertTrue(took.compareTo(Duration.ofSeconds(10)) <= 0, "balanced within 10 s of the fourth node's Up, took "
+        + took.toMillis() + " ms");
+    long moved = entities.stream().filter(id -> ledger.incarnations(id) > 1).count();
+    assertTrue(moved > 0, "some entities really moved");
+
+    // The stats agree with where the entities really are.
+    ClusterShardingStats stats = stats(cluster.system(1));
+    Map<String, Integer> liveIn = new HashMap<>();
+    for (ActorSystem<Void> system : cluster.systems()) {
+      ShardRegionState local = ClusterSharding.get(system).shardRegionState(KEY).toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+      Map<String, Integer> counted = stats.regions().get(
+          org.apache.pekko.cluster.typed.Cluster.get(system).selfMember().address());
+      Map<String, Integer> actual = new HashMap<>();
+      local.shards().forEach(s -> actual.put(s.shardId(), s.entityIds().size()));
+      assertEquals(actual, counted, "stats of " + system);
+      local.shards().forEach(s -> s.entityIds().forEach(id -> liveIn.merge(id, 1, Integer::sum)));
+    }
+    assertEquals(entities.size(), liveIn.size());
+    assertTrue(liveIn.values().stream().allMatch(c -> c == 1), "every entity is listed on exactly one node");
+  }
+}

@@ -1,0 +1,135 @@
+package dev.shardkit.sharding.testkit;
+
+import dev.shardkit.sharding.EntityContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * An external checker for in-JVM clusters: entities record every message they receive here, so
+ * what is counted survives the entity moving between nodes. Afterwards a test compares what was
+ * sent with what arrived: lost, duplicated and reordered messages, and entities alive in two
+ * places at once.
+ */
+public final class Ledger {
+  public interface Command {}
+
+  /** The {@code seq}-th message (from 1) of {@code sender} to one entity. */
+  public record Msg(String sender, int seq) implements Command, CborSerializable {}
+
+  /** Per (entity, sender): the next sequence number expected and the anomalies seen. */
+  private static final class Stream {
+    int expected = 1;
+    int received;
+    int duplicated;
+    int reordered;
+  }
+
+  private final Map<String, Map<String, Stream>> streams = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> live = new ConcurrentHashMap<>();
+  private final Set<String> doubleIncarnations = ConcurrentHashMap.newKeySet();
+  private final Map<String, AtomicInteger> incarnations = new ConcurrentHashMap<>();
+
+  /** The entity behavior that records into this ledger. */
+  public Behavior<Command> entity(EntityContext<Command> ctx) {
+    return Behaviors.setup(context -> {
+      String id = ctx.entityId();
+      incarnations.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+      if (live.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet() > 1) {
+        doubleIncarnations.add(id);
+      }
+      Map<String, Stream> perSender = streams.computeIfAbsent(id, k -> new ConcurrentHashMap<>());
+      return Behaviors.receive(Command.class)
+          .onMessage(Msg.class, m -> {
+            Stream s = perSender.computeIfAbsent(m.sender(), k -> new Stream());
+            synchronized (s) {
+              s.received++;
+              if (m.seq() == s.expected) {
+                s.expected++;
+              } else if (m.seq() < s.expected) {
+                s.duplicated++;
+              } else {
+                s.reordered++;
+                s.expected = m.seq() + 1;
+              }
+            }
+            return Behaviors.same();
+          })
+          .onSignal(PostStop.class, p -> {
+            live.get(id).decrementAndGet();
+            return Behaviors.same();
+          })
+          .build();
+    });
+  }
+
+  /** Messages {@code sender} got through to {@code entityId}, duplicates included. */
+  public int received(String entityId, String sender) {
+    Stream s = streams.getOrDefault(entityId, Map.of()).get(sender);
+    if (s == null) {
+      return 0;
+    }
+    synchronized (s) {
+      return s.received;
+    }
+  }
+
+  /** How often the entity was started (1 if it never moved or passivated). */
+  public int incarnations(String entityId) {
+    AtomicInteger n = incarnations.get(entityId);
+    return n == null ? 0 : n.get();
+  }
+
+  public Set<String> doubleIncarnations() {
+    return Set.copyOf(doubleIncarnations);
+  }
+
+  /**
+   * Compares with what was sent: {@code sent.get(sender)} messages, numbered from 1, to each of
+   * {@code entityIds}.
+   */
+  public Report check(List<String> entityIds, Map<String, Integer> sent) {
+    long lost = 0;
+    long duplicated = 0;
+    long reordered = 0;
+    List<String> examples = new ArrayList<>();
+    for (String id : entityIds) {
+      for (Map.Entry<String, Integer> e : sent.entrySet()) {
+        Stream s = streams.getOrDefault(id, Map.of()).get(e.getKey());
+        int received = 0;
+        int dup = 0;
+        int reo = 0;
+        if (s != null) {
+          synchronized (s) {
+            received = s.received;
+            dup = s.duplicated;
+            reo = s.reordered;
+          }
+        }
+        int missing = e.getValue() - (received - dup);
+        lost += Math.max(0, missing);
+        duplicated += dup;
+        reordered += reo;
+        if ((missing > 0 || dup > 0 || reo > 0) && examples.size() < 5) {
+          examples.add(id + " from " + e.getKey() + ": sent " + e.getValue() + ", received " + received
+              + ", duplicated " + dup + ", reordered " + reo);
+        }
+      }
+    }
+    return new Report(lost, duplicated, reordered, doubleIncarnations(), examples);
+  }
+
+  /** What {@link #check} found. */
+  public record Report(long lost, long duplicated, long reordered, Set<String> doubleIncarnations,
+      List<String> examples) {
+    public boolean clean() {
+      return lost == 0 && duplicated == 0 && reordered == 0 && doubleIncarnations.isEmpty();
+    }
+  }
+}

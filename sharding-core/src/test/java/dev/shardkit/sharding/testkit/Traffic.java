@@ -1,0 +1,67 @@
+package dev.shardkit.sharding.testkit;
+
+import dev.shardkit.sharding.ClusterSharding;
+import dev.shardkit.sharding.EntityRef;
+import dev.shardkit.sharding.EntityTypeKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.typed.ActorSystem;
+
+/**
+ * Steady traffic from one thread per sending node: round after round, one numbered message to
+ * every entity, with a pause between rounds so the cluster is busy but not flooded.
+ */
+public final class Traffic {
+  private final List<Thread> threads = new ArrayList<>();
+  private final Map<String, int[]> rounds = new HashMap<>();
+  private volatile boolean running = true;
+
+  public Traffic(Map<String, ActorSystem<?>> senders, EntityTypeKey<Ledger.Command> key, List<String> entityIds,
+      Duration pause) {
+    senders.forEach((name, system) -> {
+      int[] done = {0};
+      rounds.put(name, done);
+      Thread t = new Thread(() -> {
+        List<EntityRef<Ledger.Command>> refs = new ArrayList<>();
+        for (String id : entityIds) {
+          refs.add(ClusterSharding.get(system).entityRefFor(key, id));
+        }
+        int seq = 0;
+        while (running) {
+          seq++;
+          for (EntityRef<Ledger.Command> ref : refs) {
+            ref.tell(new Ledger.Msg(name, seq));
+          }
+          synchronized (done) {
+            done[0] = seq;
+          }
+          try {
+            Thread.sleep(pause.toMillis());
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "traffic-" + name);
+      threads.add(t);
+      t.start();
+    });
+  }
+
+  /** Stops sending and returns how many rounds each sender completed. */
+  public Map<String, Integer> stop() throws InterruptedException {
+    running = false;
+    for (Thread t : threads) {
+      t.join();
+    }
+    Map<String, Integer> sent = new HashMap<>();
+    rounds.forEach((name, done) -> {
+      synchronized (done) {
+        sent.put(name, done[0]);
+      }
+    });
+    return sent;
+  }
+}

@@ -39,8 +39,13 @@ class RebalanceTest {
   }
 
   static ClusterShardingStats stats(ActorSystem<?> system) {
+    return stats(system, KEY);
+  }
+
+  /** The type's stats, or empty ones if they could not be had in time. */
+  static ClusterShardingStats stats(ActorSystem<?> system, EntityTypeKey<?> key) {
     try {
-      return ClusterSharding.get(system).clusterShardingStats(KEY, Duration.ofSeconds(3)).toCompletableFuture()
+      return ClusterSharding.get(system).clusterShardingStats(key, Duration.ofSeconds(3)).toCompletableFuture()
           .get(5, TimeUnit.SECONDS);
     } catch (Exception e) {
       return new ClusterShardingStats(Map.of(), java.util.Set.of());

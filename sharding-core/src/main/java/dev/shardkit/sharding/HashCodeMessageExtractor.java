@@ -12,18 +12,14 @@ package dev.shardkit.sharding;
  *
  * @param <M> the entity's message type
  */
-public final class HashCodeMessageExtractor<M> implements MessageExtractor<ShardingEnvelope<M>, M> {
-  private final int numberOfShards;
+public final class HashCodeMessageExtractor<M> extends EnvelopeMessageExtractor<M> {
 
   /**
    * @param numberOfShards how many shards the ids are spread over
    * @throws IllegalArgumentException if {@code numberOfShards} is less than 1
    */
   public HashCodeMessageExtractor(int numberOfShards) {
-    if (numberOfShards < 1) {
-      throw new IllegalArgumentException("numberOfShards must be at least 1, got " + numberOfShards);
-    }
-    this.numberOfShards = numberOfShards;
+    super(numberOfShards);
   }
 
   /** The shard id for an entity id with the given number of shards. */
@@ -31,22 +27,8 @@ public final class HashCodeMessageExtractor<M> implements MessageExtractor<Shard
     return Integer.toString(Math.abs(entityId.hashCode()) % numberOfShards);
   }
 
-  public int numberOfShards() {
-    return numberOfShards;
-  }
-
-  @Override
-  public String entityId(ShardingEnvelope<M> envelope) {
-    return envelope.entityId();
-  }
-
   @Override
   public String shardId(String entityId) {
-    return shardIdFor(entityId, numberOfShards);
-  }
-
-  @Override
-  public M unwrapMessage(ShardingEnvelope<M> envelope) {
-    return envelope.message();
+    return shardIdFor(entityId, numberOfShards());
   }
 }

@@ -11,8 +11,7 @@ import java.nio.charset.StandardCharsets;
  *
  * @param <M> the entity's message type
  */
-public final class StableHashMessageExtractor<M> implements MessageExtractor<ShardingEnvelope<M>, M> {
-  private final int numberOfShards;
+public final class StableHashMessageExtractor<M> extends EnvelopeMessageExtractor<M> {
 
   /**
    * @param numberOfShards how many shards the ids are spread over; keep it fixed for the life of
@@ -20,10 +19,7 @@ public final class StableHashMessageExtractor<M> implements MessageExtractor<Sha
    * @throws IllegalArgumentException if {@code numberOfShards} is less than 1
    */
   public StableHashMessageExtractor(int numberOfShards) {
-    if (numberOfShards < 1) {
-      throw new IllegalArgumentException("numberOfShards must be at least 1, got " + numberOfShards);
-    }
-    this.numberOfShards = numberOfShards;
+    super(numberOfShards);
   }
 
   /** The shard id for an entity id with the given number of shards. */
@@ -32,22 +28,8 @@ public final class StableHashMessageExtractor<M> implements MessageExtractor<Sha
     return Integer.toString(Math.floorMod(hash, numberOfShards));
   }
 
-  public int numberOfShards() {
-    return numberOfShards;
-  }
-
-  @Override
-  public String entityId(ShardingEnvelope<M> envelope) {
-    return envelope.entityId();
-  }
-
   @Override
   public String shardId(String entityId) {
-    return shardIdFor(entityId, numberOfShards);
-  }
-
-  @Override
-  public M unwrapMessage(ShardingEnvelope<M> envelope) {
-    return envelope.message();
+    return shardIdFor(entityId, numberOfShards());
   }
 }

@@ -232,6 +232,45 @@ class BadInputTest {
   }
 
   @Test
+  void statsListRegionsThatDoNotAnswerInTime() throws Exception {
+    // An entity whose creation blocks its shard for three seconds: the region hosting it cannot
+    // answer a one-second stats request, the other region can.
+    EntityTypeKey<Command> sluggish = EntityTypeKey.create(Command.class, "Sluggish");
+    for (ActorSystem<Void> s : cluster.systems()) {
+      ClusterSharding.get(s).start(Entity.of(sluggish, ctx -> {
+        if (ctx.entityId().equals("slow")) {
+          try {
+            Thread.sleep(3000);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return Recorder.create(ctx);
+      }));
+    }
+    for (int i = 0; i < 40; i++) {
+      ClusterSharding.get(cluster.system(0)).entityRefFor(sluggish, "quick-" + i)
+          .<Report>ask(Recorder.Get::new, ASK).toCompletableFuture().get(15, TimeUnit.SECONDS);
+    }
+    ClusterSharding sharding = ClusterSharding.get(cluster.system(0));
+    TestCluster.await(Duration.ofSeconds(15), () -> {
+      try {
+        return sharding.clusterShardingStats(sluggish, ASK).toCompletableFuture().get(15, TimeUnit.SECONDS)
+            .regions().size() == 2;
+      } catch (Exception e) {
+        return false;
+      }
+    }, "both regions answer while nothing blocks them");
+    sharding.entityRefFor(sluggish, "slow").tell(new Msg("s", 1));
+    Thread.sleep(300);
+    ClusterShardingStats stats = sharding.clusterShardingStats(sluggish, Duration.ofSeconds(1)).toCompletableFuture()
+        .get(10, TimeUnit.SECONDS);
+    assertEquals(1, stats.failedRegions().size(), "the blocked region is listed as failed: " + stats);
+    assertEquals(1, stats.regions().size(), "the other region answered: " + stats);
+    assertTrue(!stats.regions().containsKey(stats.failedRegions().iterator().next()));
+  }
+
+  @Test
   void entityTypeKeysRejectBadNames() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> EntityTypeKey.create(Command.class, "has space"));

@@ -44,6 +44,12 @@ public final class Shard extends AbstractBehavior<Object> {
   public record HandOff(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
 
   /**
+   * Region → shard: the coordinator gave the hand-off up (it timed out); keep running. Entities
+   * already told to stop still stop and come back with their next message. Local only.
+   */
+  public enum CancelHandOff implements NoSerializationVerificationNeeded { INSTANCE }
+
+  /**
    * Shard → region, just before it stops: messages it held and could not deliver (for entities
    * that were passivating or stopping), in arrival order per entity, for the next home.
    */
@@ -90,6 +96,7 @@ public final class Shard extends AbstractBehavior<Object> {
         .onMessage(EntityStopped.class, this::onEntityStopped)
         .onMessage(GetShardState.class, this::onGetShardState)
         .onMessage(HandOff.class, this::onHandOff)
+        .onMessageEquals(CancelHandOff.INSTANCE, this::onCancelHandOff)
         .build();
   }
 
@@ -178,6 +185,16 @@ public final class Shard extends AbstractBehavior<Object> {
       }
     }
     return handedOffIfEmpty();
+  }
+
+  private Behavior<Object> onCancelHandOff() {
+    if (handOffReplyTo != null) {
+      handOffReplyTo = null;
+      List<Deliver> stragglers = List.copyOf(undelivered);
+      undelivered.clear();
+      stragglers.forEach(this::onDeliver);
+    }
+    return this;
   }
 
   private Behavior<Object> handedOffIfEmpty() {

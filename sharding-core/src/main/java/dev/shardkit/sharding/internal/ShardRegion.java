@@ -284,14 +284,17 @@ public final class ShardRegion {
     String shardId = home.shardId();
     HandOffState handOff = handOffs.get(shardId);
     if (handOff != null) {
-      if (handOff.stopping || !home.region().equals(self)) {
-        // The shard is stopping here; once it has, its home is asked for again.
+      if (!home.region().equals(self)) {
         log.debug("Entity type [{}]: shard [{}] is being handed off; ignoring {}", spec.typeName(), shardId, home);
         return Behaviors.same();
       }
-      // The coordinator gave up the hand-off: the shard stays.
+      // The coordinator gave the hand-off up: the shard stays and takes messages again. If it
+      // has stopped meanwhile, its termination is seen as unexpected and it starts again.
       handOffs.remove(shardId);
       if (handOff.shard != null) {
+        if (handOff.stopping) {
+          handOff.shard.tell(Shard.CancelHandOff.INSTANCE);
+        }
         table = table.withHome(shardId, new Local(handOff.shard));
       }
     }

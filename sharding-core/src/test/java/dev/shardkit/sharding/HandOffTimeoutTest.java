@@ -1,0 +1,117 @@
+package dev.shardkit.sharding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.testkit.CborSerializable;
+import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testkit.TestCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Entities that take longer to stop than {@code hand-off-timeout}: the coordinator gives the
+ * hand-off up with a warning naming the type, shard and owner, the shard stays where it was and
+ * keeps serving, and no message is lost nor any entity alive twice.
+ */
+class HandOffTimeoutTest {
+  interface Cmd {}
+
+  record Ping(int n, ActorRef<Integer> replyTo) implements Cmd, CborSerializable {}
+
+  enum Stop implements Cmd, CborSerializable { INSTANCE }
+
+  private enum StopNow implements Cmd { INSTANCE }
+
+  static final EntityTypeKey<Cmd> KEY = EntityTypeKey.create(Cmd.class, "SlowToStop");
+  static final Map<String, AtomicInteger> LIVE = new ConcurrentHashMap<>();
+  static final Set<String> TWICE = ConcurrentHashMap.newKeySet();
+
+  /** Answers pings; asked to stop, it takes four seconds to do so. */
+  static Behavior<Cmd> slowToStop(EntityContext<Cmd> ctx) {
+    return Behaviors.setup(context -> {
+      if (LIVE.computeIfAbsent(ctx.entityId(), k -> new AtomicInteger()).incrementAndGet() > 1) {
+        TWICE.add(ctx.entityId());
+      }
+      return Behaviors.withTimers(timers -> Behaviors.receive(Cmd.class)
+          .onMessage(Ping.class, p -> {
+            p.replyTo().tell(p.n());
+            return Behaviors.same();
+          })
+          .onMessageEquals(Stop.INSTANCE, () -> {
+            timers.startSingleTimer(StopNow.INSTANCE, Duration.ofSeconds(4));
+            return Behaviors.same();
+          })
+          .onMessageEquals(StopNow.INSTANCE, Behaviors::stopped)
+          .onSignal(PostStop.class, s -> {
+            LIVE.get(ctx.entityId()).decrementAndGet();
+            return Behaviors.same();
+          })
+          .build());
+    });
+  }
+
+  TestCluster cluster;
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  void start(org.apache.pekko.actor.typed.ActorSystem<?> system) {
+    ClusterSharding.get(system).start(Entity.of(KEY, HandOffTimeoutTest::slowToStop)
+        .withStopMessage(Stop.INSTANCE)
+        .withSettings(ShardingSettings.create(system).withNumberOfShards(4)
+            .withHandOffTimeout(Duration.ofSeconds(2))));
+  }
+
+  CompletableFuture<Integer> ping(String id, int n) {
+    return ClusterSharding.get(cluster.system(0)).entityRefFor(KEY, id)
+        .<Integer>ask(r -> new Ping(n, r), Duration.ofSeconds(30)).toCompletableFuture();
+  }
+
+  @Test
+  void aHandOffThatTakesTooLongIsGivenUpAndTheShardKeepsServing() throws Exception {
+    cluster = new TestCluster("HandOffTimeout").startNodes(1);
+    start(cluster.system(0));
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      ids.add("s-" + i);
+      assertEquals(0, ping("s-" + i, 0).get(10, TimeUnit.SECONDS));
+    }
+    try (LogCapture logs = new LogCapture()) {
+      cluster.addWithRoles();
+      cluster.awaitUp(2);
+      start(cluster.system(1));
+      var warning = logs.await(Duration.ofSeconds(30), "Coordinator of [SlowToStop]", "did not finish within 2000 ms",
+          "the shard stays where it is");
+      String text = warning.getFormattedMessage();
+      String shard = text.substring(text.indexOf("shard [") + 7, text.indexOf("] from"));
+      // Every entity answers, those of the shard whose hand-off was given up included: the pings
+      // wait in buffers while a hand-off runs, and nothing is dropped.
+      List<CompletableFuture<Integer>> answers = new ArrayList<>();
+      for (int i = 0; i < ids.size(); i++) {
+        answers.add(ping(ids.get(i), i + 1));
+      }
+      for (int i = 0; i < ids.size(); i++) {
+        assertEquals(i + 1, answers.get(i).get(40, TimeUnit.SECONDS), "answer of " + ids.get(i));
+      }
+      assertTrue(ids.stream().anyMatch(id -> StableHashMessageExtractor.shardIdFor(id, 4).equals(shard)),
+          "the warning names a shard of this type: " + shard);
+    }
+    assertTrue(TWICE.isEmpty(), "entities alive twice: " + TWICE);
+  }
+}

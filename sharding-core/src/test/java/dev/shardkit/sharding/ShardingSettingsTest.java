@@ -89,7 +89,7 @@ class ShardingSettingsTest {
   void overriddenValuesAreRead() {
     ShardingSettings s = withOverride("number-of-shards = 64, buffer-size = 0, role = backend, "
         + "retry-interval = 250ms, state-store-mode = ddata, dropped-message-warning-interval = 0s, "
-        + "coordinator-settle-timeout = 0s");
+        + "coordinator-settle-timeout = 0s, rebalance-interval = 750ms, hand-off-timeout = 5s");
     assertEquals(64, s.numberOfShards());
     assertEquals(0, s.bufferSize());
     assertEquals(Optional.of("backend"), s.role());
@@ -97,6 +97,8 @@ class ShardingSettingsTest {
     assertEquals("ddata", s.stateStoreMode());
     assertEquals(Duration.ZERO, s.dropWarningInterval());
     assertEquals(Duration.ZERO, s.coordinatorSettleTimeout());
+    assertEquals(Duration.ofMillis(750), s.rebalanceInterval());
+    assertEquals(Duration.ofSeconds(5), s.handOffTimeout());
   }
 
   @Test
@@ -110,6 +112,8 @@ class ShardingSettingsTest {
     assertRejected("state-store-mode = \"   \"", "state-store-mode");
     assertRejected("dropped-message-warning-interval = -1s", "dropped-message-warning-interval");
     assertRejected("coordinator-settle-timeout = -1ms", "coordinator-settle-timeout");
+    assertRejected("rebalance-interval = 0s", "rebalance-interval");
+    assertRejected("hand-off-timeout = 0s", "hand-off-timeout");
   }
 
   @Test
@@ -123,7 +127,8 @@ class ShardingSettingsTest {
   @Test
   void missingKeysAreRejectedNamingTheKey() {
     for (String key : List.of("number-of-shards", "buffer-size", "role", "retry-interval", "state-store-mode",
-        "dropped-message-warning-interval", "coordinator-settle-timeout", "least-shard-allocation-strategy")) {
+        "dropped-message-warning-interval", "coordinator-settle-timeout", "rebalance-interval", "hand-off-timeout",
+        "least-shard-allocation-strategy")) {
       Config without = reference().withoutPath(key);
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> ShardingSettings.fromConfig(without), key);
@@ -213,5 +218,14 @@ class ShardingSettingsTest {
     IllegalArgumentException t = assertThrows(IllegalArgumentException.class,
         () -> base.withCoordinatorSettleTimeout(Duration.ofMillis(-1)));
     assertTrue(t.getMessage().contains("coordinator-settle-timeout"), t.getMessage());
+    IllegalArgumentException ri = assertThrows(IllegalArgumentException.class,
+        () -> base.withRebalanceInterval(Duration.ZERO));
+    assertTrue(ri.getMessage().contains("rebalance-interval"), ri.getMessage());
+    IllegalArgumentException h = assertThrows(IllegalArgumentException.class,
+        () -> base.withHandOffTimeout(Duration.ofSeconds(-1)));
+    assertTrue(h.getMessage().contains("hand-off-timeout"), h.getMessage());
+    assertEquals(Duration.ofSeconds(7), base.withHandOffTimeout(Duration.ofSeconds(7)).handOffTimeout());
+    assertEquals(Duration.ofSeconds(2), base.withHandOffTimeout(Duration.ofSeconds(7)).rebalanceInterval());
+    assertEquals(Duration.ofSeconds(60), base.withRebalanceInterval(Duration.ofSeconds(4)).handOffTimeout());
   }
 }

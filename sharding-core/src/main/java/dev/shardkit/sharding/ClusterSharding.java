@@ -169,7 +169,7 @@ public final class ClusterSharding implements Extension {
     RegionHandle handle = new RegionHandle(new SerializabilityCheck(classic));
     RegionSpec spec = new RegionSpec((EntityTypeKey<Object>) (EntityTypeKey<?>) typeKey, ex, createBehavior,
         stopMessage, settings, coordinator, handle);
-    ActorRef<Object> region = system.systemActorOf(ShardRegion.create(spec), "shardkit-region-" + name,
+    ActorRef<Object> region = system.systemActorOf(ShardRegion.create(spec), ShardRegion.actorName(name),
         Props.empty());
     handle.attach(region);
     types.put(name, new RegisteredType(typeKey, handle, ex, coordinator, createBehavior.isEmpty()));

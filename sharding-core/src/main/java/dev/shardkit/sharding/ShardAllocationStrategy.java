@@ -24,8 +24,9 @@ public interface ShardAllocationStrategy {
   RegionInfo allocateShard(RegionInfo requester, String shardId, ShardAllocation allocation);
 
   /**
-   * Chooses shards to move in one rebalance round. The coordinator hands them off and places them
-   * again with {@link #allocateShard} when they are next needed.
+   * Chooses shards to move in one rebalance round. The coordinator hands each one off and, once
+   * its entities have stopped, places it again at once with {@link #allocateShard}, offering every
+   * region except the one it just left.
    *
    * @param allocation every registered region with its shards
    * @param rebalanceInProgress shards already being moved; must not be chosen again

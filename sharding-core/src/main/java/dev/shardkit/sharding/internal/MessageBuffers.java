@@ -40,21 +40,6 @@ public final class MessageBuffers<K> {
     return true;
   }
 
-  /**
-   * Puts messages in front of those held for a key, as older than them. They were admitted once
-   * already (elsewhere), so the limit does not apply: nothing admitted is dropped on a move.
-   */
-  public void putFirst(K key, List<?> messages) {
-    if (messages.isEmpty()) {
-      return;
-    }
-    ArrayDeque<Object> held = buffers.computeIfAbsent(key, k -> new ArrayDeque<>());
-    for (int i = messages.size() - 1; i >= 0; i--) {
-      held.addFirst(messages.get(i));
-    }
-    total += messages.size();
-  }
-
   /** Removes and returns what is held for a key, oldest first; empty if nothing. */
   public List<Object> drain(K key) {
     ArrayDeque<Object> held = buffers.remove(key);

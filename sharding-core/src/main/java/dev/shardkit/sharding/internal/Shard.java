@@ -7,7 +7,6 @@ import dev.shardkit.sharding.ShardCommand;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -37,26 +36,22 @@ public final class Shard extends AbstractBehavior<Object> {
 
   private record EntityStopped(String entityId) implements NoSerializationVerificationNeeded {}
 
+  /** Stops an entity that has no stop message of its own, after what is already in its mailbox. */
+  enum StopEntity implements NoSerializationVerificationNeeded { INSTANCE }
+
   /**
-   * Region → shard: stop every entity (each after what is already in its mailbox) and then stop;
-   * answered with {@link HandedOff}. Local only.
+   * Region → shard: nothing more will be routed here; stop every entity (each after what is
+   * already in its mailbox) and then stop. Messages held for an entity that was passivating are
+   * still delivered here, to one more incarnation that is stopped right after them, because they
+   * were sent before the move and must be processed before anything sent after it. Local only.
    */
-  public record HandOff(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
+  public enum HandOff implements NoSerializationVerificationNeeded { INSTANCE }
 
   /**
    * Region → shard: the coordinator gave the hand-off up (it timed out); keep running. Entities
    * already told to stop still stop and come back with their next message. Local only.
    */
   public enum CancelHandOff implements NoSerializationVerificationNeeded { INSTANCE }
-
-  /**
-   * Shard → region, just before it stops: messages it held and could not deliver (for entities
-   * that were passivating or stopping), in arrival order per entity, for the next home.
-   */
-  public record HandedOff(String shardId, List<Deliver> undelivered) implements NoSerializationVerificationNeeded {}
-
-  /** Stops an entity that has no stop message of its own, after what is already in its mailbox. */
-  enum StopEntity implements NoSerializationVerificationNeeded { INSTANCE }
 
   private final EntityTypeKey<Object> typeKey;
   private final String shardId;
@@ -65,9 +60,8 @@ public final class Shard extends AbstractBehavior<Object> {
   private final EntityTable entities;
   private final DropReporter drops;
   private final ActorRef<ShardCommand> selfAsShard;
-  /** Set once a hand-off began: who to tell when every entity has stopped. */
-  private ActorRef<Object> handOffReplyTo;
-  private final List<Deliver> undelivered = new ArrayList<>();
+  /** Set while handing off: every entity is stopped, and the shard stops when none is left. */
+  private boolean handingOff;
 
   private Shard(ActorContext<Object> context, EntityTypeKey<Object> typeKey, String shardId,
       Function<EntityContext<Object>, Behavior<Object>> createBehavior, Optional<Object> stopMessage,
@@ -95,7 +89,7 @@ public final class Shard extends AbstractBehavior<Object> {
         .onMessage(Passivate.class, this::onPassivate)
         .onMessage(EntityStopped.class, this::onEntityStopped)
         .onMessage(GetShardState.class, this::onGetShardState)
-        .onMessage(HandOff.class, this::onHandOff)
+        .onMessageEquals(HandOff.INSTANCE, this::onHandOff)
         .onMessageEquals(CancelHandOff.INSTANCE, this::onCancelHandOff)
         .build();
   }
@@ -109,16 +103,23 @@ public final class Shard extends AbstractBehavior<Object> {
         drops.dropped(d.message(), "buffer full while entity [" + d.entityId() + "] of shard [" + shardId
             + "] passivates", Adapter.toClassic(getContext().getSelf()));
       }
-    } else if (handOffReplyTo != null) {
-      // The region stops routing here before it hands off; keep a straggler for the next home.
-      undelivered.add(d);
     } else {
       entity = startEntity(d.entityId(), d.message());
       if (entity != null) {
         entity.tell(d.message());
+        if (handingOff) {
+          stop(d.entityId(), entity);
+        }
       }
     }
     return this;
+  }
+
+  /** Stops an entity after what is already in its mailbox; messages for it are held meanwhile. */
+  private void stop(String entityId, ActorRef<Object> entity) {
+    if (entities.passivating(entityId)) {
+      entity.tell(stopMessage.orElse(StopEntity.INSTANCE));
+    }
   }
 
   private ActorRef<Object> startEntity(String entityId, Object firstMessage) {
@@ -149,60 +150,48 @@ public final class Shard extends AbstractBehavior<Object> {
     if (entityId == null) {
       getContext().getLog().debug("Entity type [{}]: ignoring Passivate for {}, not an entity of shard [{}]",
           typeKey.name(), p.entity(), shardId);
-    } else if (entities.passivating(entityId)) {
-      p.entity().unsafeUpcast().tell(stopMessage.orElse(StopEntity.INSTANCE));
+    } else {
+      stop(entityId, p.entity().unsafeUpcast());
     }
     return this;
   }
 
   private Behavior<Object> onEntityStopped(EntityStopped stopped) {
     List<Object> held = entities.stopped(stopped.entityId());
-    if (handOffReplyTo != null) {
-      held.forEach(m -> undelivered.add(new Deliver(typeKey.name(), shardId, stopped.entityId(), m)));
-      return handedOffIfEmpty();
-    }
     if (!held.isEmpty()) {
       ActorRef<Object> next = startEntity(stopped.entityId(), held.get(0));
       if (next != null) {
         held.forEach(next::tell);
+        if (handingOff) {
+          stop(stopped.entityId(), next);
+        }
       } else {
         held.stream().skip(1).forEach(m -> drops.dropped(m, "entity [" + stopped.entityId()
             + "] could not be created again", Adapter.toClassic(getContext().getSelf())));
       }
     }
-    return this;
+    return handingOff ? stopIfEmpty() : this;
   }
 
-  private Behavior<Object> onHandOff(HandOff handOff) {
-    if (handOffReplyTo != null) {
-      return this;
-    }
-    handOffReplyTo = handOff.replyTo();
+  private Behavior<Object> onHandOff() {
+    handingOff = true;
     for (String entityId : entities.entityIds()) {
       ActorRef<Object> entity = entities.active(entityId);
-      if (entity != null && entities.passivating(entityId)) {
-        entity.tell(stopMessage.orElse(StopEntity.INSTANCE));
+      if (entity != null) {
+        stop(entityId, entity);
       }
     }
-    return handedOffIfEmpty();
+    return stopIfEmpty();
   }
 
   private Behavior<Object> onCancelHandOff() {
-    if (handOffReplyTo != null) {
-      handOffReplyTo = null;
-      List<Deliver> stragglers = List.copyOf(undelivered);
-      undelivered.clear();
-      stragglers.forEach(this::onDeliver);
-    }
+    handingOff = false;
     return this;
   }
 
-  private Behavior<Object> handedOffIfEmpty() {
-    if (entities.size() > 0) {
-      return this;
-    }
-    handOffReplyTo.tell(new HandedOff(shardId, List.copyOf(undelivered)));
-    return Behaviors.stopped();
+  /** The region sees the shard terminate after all its entities did, and reports the hand-off. */
+  private Behavior<Object> stopIfEmpty() {
+    return entities.size() == 0 ? Behaviors.stopped() : this;
   }
 
   private Behavior<Object> onGetShardState(GetShardState get) {

@@ -101,8 +101,13 @@ public final class ShardCoordinator {
   private final Set<GetShardHome> deferred = new LinkedHashSet<>();
   private final Duration rebalanceInterval;
   private final Duration handOffTimeout;
-  /** Shards being handed off, with the region they are leaving. */
-  private final Map<String, ActorRef<Object>> handOffs = new HashMap<>();
+  /** A hand-off this coordinator started: the region the shard is leaving, and the move's id. */
+  private record HandOffInProgress(ActorRef<Object> owner, int id) {}
+
+  /** Shards being handed off. */
+  private final Map<String, HandOffInProgress> handOffs = new HashMap<>();
+  /** Ids of hand-offs given up: a late ShardStopped for one of them must not move the shard. */
+  private final Set<Integer> givenUp = new LinkedHashSet<>();
   /** Regions that asked for the home of a shard while it was being handed off. */
   private final Map<String, Set<ActorRef<Object>>> waitingForHome = new HashMap<>();
   /** Regions handing off all their shards before they stop; they get no new shards. */
@@ -158,6 +163,7 @@ public final class ShardCoordinator {
           state.proxies().forEach(this::watch);
           log.debug("Coordinator of [{}] loaded {}", typeName, state);
           if (!checkSettled()) {
+            announceSelf();
             timers.startSingleTimer(SettleTimeout.INSTANCE, settleTimeout);
           }
           return stash.unstashAll(active());
@@ -297,6 +303,22 @@ public final class ShardCoordinator {
     return storing(events, ack);
   }
 
+  /**
+   * Tells the region on every Up node (of the role) that this coordinator took over, so each
+   * registers now instead of when it notices its old coordinator is gone, which can take until
+   * that node is removed from the cluster. A region answers with a registration.
+   */
+  private void announceSelf() {
+    RegisterAck hello = new RegisterAck(context.getSelf());
+    for (Member m : cluster.state().getMembers()) {
+      boolean up = m.status() == MemberStatus.up() || m.status() == MemberStatus.weaklyUp();
+      if (up && role.map(m::hasRole).orElse(true)) {
+        Adapter.toClassic(context).actorSelection(new org.apache.pekko.actor.RootActorPath(m.address(), "/")
+            .$div("system").$div(ShardRegion.actorName(typeName))).tell(hello, org.apache.pekko.actor.ActorRef.noSender());
+      }
+    }
+  }
+
   /** Settles once every Up node (of the role) has a registered region. */
   private boolean checkSettled() {
     Set<Address> registered = new HashSet<>();
@@ -425,17 +447,23 @@ public final class ShardCoordinator {
     if (owner == null || handOffs.containsKey(shardId)) {
       return;
     }
-    handOffs.put(shardId, owner);
+    int id = java.util.concurrent.ThreadLocalRandom.current().nextInt();
+    handOffs.put(shardId, new HandOffInProgress(owner, id));
     Set<ActorRef<Object>> everyone = new HashSet<>(state.regions().keySet());
     everyone.addAll(state.proxies());
-    BeginHandOff begin = new BeginHandOff(shardId, owner, everyone);
+    BeginHandOff begin = new BeginHandOff(shardId, owner, everyone, id);
     everyone.forEach(r -> r.tell(begin));
     timers.startSingleTimer(new HandOffTimeout(shardId), handOffTimeout);
   }
 
   private Behavior<Object> onShardStopped(ShardStopped stopped) {
     String shardId = stopped.shardId();
-    if (!stopped.region().equals(handOffs.get(shardId))) {
+    // A hand-off this coordinator did not start (its predecessor did) still completes here, as
+    // long as the shard's recorded home is the region reporting it.
+    boolean ours = new HandOffInProgress(stopped.region(), stopped.handOffId()).equals(handOffs.get(shardId));
+    boolean inherited = !handOffs.containsKey(shardId) && !givenUp.contains(stopped.handOffId())
+        && stopped.region().equals(state.shards().get(shardId));
+    if (!ours && !inherited) {
       log.debug("Coordinator of [{}]: ignoring {}, the hand-off in progress is {}", typeName, stopped,
           handOffs.get(shardId));
       return Behaviors.same();
@@ -471,10 +499,16 @@ public final class ShardCoordinator {
 
   private Behavior<Object> onHandOffTimeout(HandOffTimeout timeout) {
     String shardId = timeout.shardId();
-    ActorRef<Object> owner = handOffs.remove(shardId);
-    if (owner == null) {
+    HandOffInProgress gaveUp = handOffs.remove(shardId);
+    if (gaveUp == null) {
       return Behaviors.same();
     }
+    givenUp.add(gaveUp.id());
+    if (givenUp.size() > 1024) {
+      // Only late answers matter, and they come within seconds: the oldest ids can go.
+      givenUp.remove(givenUp.iterator().next());
+    }
+    ActorRef<Object> owner = gaveUp.owner();
     log.warn("Coordinator of [{}]: the hand-off of shard [{}] from {} did not finish within {} ms (a region did "
         + "not answer, or entities did not stop); the shard stays where it is", typeName, shardId, owner.path(),
         handOffTimeout.toMillis());
@@ -518,7 +552,7 @@ public final class ShardCoordinator {
       log.info("Coordinator of [{}]: region {} is gone with {} shard(s)", typeName, t.ref().path(),
           state.regions().get(t.ref()).size());
       shuttingDown.remove(t.ref());
-      List<String> abandoned = handOffs.entrySet().stream().filter(e -> e.getValue().equals(t.ref()))
+      List<String> abandoned = handOffs.entrySet().stream().filter(e -> e.getValue().owner().equals(t.ref()))
           .map(Map.Entry::getKey).toList();
       return storing(new RegionTerminated(t.ref()), () -> {
         // Hand-offs from the dead region are over: its shards have no home and get one on demand.

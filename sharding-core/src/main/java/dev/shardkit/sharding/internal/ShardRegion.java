@@ -72,15 +72,20 @@ public final class ShardRegion {
   /** The owner's side of one shard's hand-off. */
   private static final class HandOffState {
     final ActorRef<Object> shard;
+    final int id;
     final Set<ActorRef<Object>> awaitingMarkers;
     boolean ownRouteClosed;
     boolean stopping;
 
-    HandOffState(ActorRef<Object> shard, Set<ActorRef<Object>> awaitingMarkers) {
+    HandOffState(ActorRef<Object> shard, int id, Set<ActorRef<Object>> awaitingMarkers) {
       this.shard = shard;
+      this.id = id;
       this.awaitingMarkers = awaitingMarkers;
     }
   }
+
+  /** One move of one shard: markers of a move that was given up must not count for the next. */
+  private record HandOffKey(String shardId, int handOffId) {}
 
   private static final Duration STATS_TIMEOUT = Duration.ofSeconds(5);
 
@@ -97,7 +102,7 @@ public final class ShardRegion {
    * Markers that reached this owner before the coordinator's BeginHandOff did: the two travel
    * different ways (region → owner, coordinator → owner), so either can come first.
    */
-  private final Map<String, Set<ActorRef<Object>>> earlyMarkers = new HashMap<>();
+  private final Map<HandOffKey, Set<ActorRef<Object>>> earlyMarkers = new HashMap<>();
   private final Map<String, List<Runnable>> waitingForRouteClosed = new HashMap<>();
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
   private boolean shuttingDown;
@@ -145,7 +150,7 @@ public final class ShardRegion {
         .onMessage(RegisterAck.class, this::onRegisterAck)
         .onMessageEquals(RetryTick.INSTANCE, () -> {
           buffers.keys().forEach(this::requestHome);
-          if (shuttingDown) {
+          if (shuttingDown && !spec.proxyOnly()) {
             coordinator.tell(new GracefulShutdownReq(self));
           }
           return Behaviors.same();
@@ -178,7 +183,6 @@ public final class ShardRegion {
         .onMessage(BeginHandOff.class, this::onBeginHandOff)
         .onMessage(HandOffMarker.class, this::onHandOffMarker)
         .onMessage(RouteClosedCheck.class, this::onRouteClosedCheck)
-        .onMessage(Shard.HandedOff.class, this::onHandedOff)
         .onMessage(GracefulShutdown.class, this::onGracefulShutdown)
         .onMessage(CoordinatorTerminated.class, t -> Behaviors.same())
         .onMessage(ShardingProtocol.class, m -> {
@@ -192,7 +196,19 @@ public final class ShardRegion {
   // ---- registration
 
   private void register() {
-    spec.coordinator().tell(spec.proxyOnly() ? new RegisterProxy(self) : new Register(self, table.localShards().keySet()));
+    if (spec.proxyOnly()) {
+      spec.coordinator().tell(new RegisterProxy(self));
+    } else {
+      // Shards being handed off still live here until their entities stop.
+      Set<String> hosted = new HashSet<>(table.localShards().keySet());
+      hosted.addAll(handOffs.keySet());
+      spec.coordinator().tell(new Register(self, hosted));
+    }
+  }
+
+  /** The name of a type's region actor, under {@code /system} on every node. */
+  public static String actorName(String typeName) {
+    return "shardkit-region-" + typeName;
   }
 
   private Behavior<Object> onRegisterAck(RegisterAck ack) {
@@ -200,6 +216,8 @@ public final class ShardRegion {
       coordinator = ack.coordinator();
       context.watchWith(coordinator, new CoordinatorTerminated(coordinator));
       log.debug("Entity type [{}]: registered with coordinator {}", spec.typeName(), coordinator);
+      // A coordinator that just took over announces itself before this region registered with it.
+      register();
     }
     buffers.keys().forEach(this::requestHome);
     return active();
@@ -354,7 +372,7 @@ public final class ShardRegion {
       if (buffers.contains(shardId)) {
         requestHome(shardId);
       }
-      coordinatorOrProxy().tell(new ShardStopped(shardId, self));
+      coordinatorOrProxy().tell(new ShardStopped(shardId, self, handOff.id));
       log.debug("Entity type [{}]: shard [{}] handed off", spec.typeName(), shardId);
       return afterChange();
     }
@@ -378,14 +396,15 @@ public final class ShardRegion {
       if (!handOffs.containsKey(shardId)) {
         Set<ActorRef<Object>> awaiting = new HashSet<>(begin.regions());
         awaiting.remove(self);
-        awaiting.removeAll(earlyMarkers.getOrDefault(shardId, Set.of()));
-        earlyMarkers.remove(shardId);
+        awaiting.removeAll(earlyMarkers.getOrDefault(new HandOffKey(shardId, begin.handOffId()), Set.of()));
+        earlyMarkers.keySet().removeIf(k -> k.shardId().equals(shardId));
         for (ActorRef<Object> region : awaiting) {
           if (watchedRegions.add(region)) {
             context.watchWith(region, new RegionTerminated(region));
           }
         }
-        HandOffState handOff = new HandOffState(current instanceof Local l ? l.shard() : null, awaiting);
+        HandOffState handOff = new HandOffState(current instanceof Local l ? l.shard() : null, begin.handOffId(),
+            awaiting);
         handOffs.put(shardId, handOff);
         whenRouteClosed(shardId, () -> {
           handOff.ownRouteClosed = true;
@@ -393,7 +412,7 @@ public final class ShardRegion {
         });
       }
     } else {
-      whenRouteClosed(shardId, () -> begin.owner().tell(new HandOffMarker(shardId, self)));
+      whenRouteClosed(shardId, () -> begin.owner().tell(new HandOffMarker(shardId, self, begin.handOffId())));
     }
     if (buffers.contains(shardId)) {
       requestHome(shardId);
@@ -406,8 +425,9 @@ public final class ShardRegion {
     log.debug("Entity type [{}]: hand-off marker for shard [{}] from {}; awaiting {}", spec.typeName(),
         marker.shardId(), marker.region().path(), handOff == null ? "nothing" : handOff.awaitingMarkers);
     if (handOff == null) {
-      earlyMarkers.computeIfAbsent(marker.shardId(), k -> new HashSet<>()).add(marker.region());
-    } else if (handOff.awaitingMarkers.remove(marker.region())) {
+      earlyMarkers.computeIfAbsent(new HandOffKey(marker.shardId(), marker.handOffId()), k -> new HashSet<>())
+          .add(marker.region());
+    } else if (handOff.id == marker.handOffId() && handOff.awaitingMarkers.remove(marker.region())) {
       maybeStopShard(marker.shardId(), handOff);
     }
     return Behaviors.same();
@@ -422,17 +442,11 @@ public final class ShardRegion {
     log.debug("Entity type [{}]: every route to shard [{}] is closed; stopping its entities", spec.typeName(),
         shardId);
     if (handOff.shard != null) {
-      handOff.shard.tell(new Shard.HandOff(self));
+      handOff.shard.tell(Shard.HandOff.INSTANCE);
     } else {
       handOffs.remove(shardId);
-      coordinatorOrProxy().tell(new ShardStopped(shardId, self));
+      coordinatorOrProxy().tell(new ShardStopped(shardId, self, handOff.id));
     }
-  }
-
-  private Behavior<Object> onHandedOff(Shard.HandedOff handedOff) {
-    // What the shard could not deliver is older than anything held here for it.
-    buffers.putFirst(handedOff.shardId(), handedOff.undelivered());
-    return Behaviors.same();
   }
 
   /**

@@ -56,9 +56,10 @@ public sealed interface ShardingProtocol {
    * Coordinator → every region and proxy: shard {@code shardId} is leaving {@code owner}. Each
    * receiver stops routing to the shard (holding its messages) and sends the owner a
    * {@link HandOffMarker} behind whatever it already sent there; {@code regions} is everyone the
-   * owner must hear a marker from.
+   * owner must hear a marker from. {@code handOffId} tells this move's markers from those of an
+   * earlier move of the same shard that was given up.
    */
-  record BeginHandOff(String shardId, ActorRef<Object> owner, Set<ActorRef<Object>> regions)
+  record BeginHandOff(String shardId, ActorRef<Object> owner, Set<ActorRef<Object>> regions, int handOffId)
       implements ShardingProtocol {
     public BeginHandOff {
       regions = Set.copyOf(regions);
@@ -69,10 +70,10 @@ public sealed interface ShardingProtocol {
    * Region → owner: nothing more for the shard comes from {@code region}; it travels the same way
    * as that region's messages, so it arrives after all of them.
    */
-  record HandOffMarker(String shardId, ActorRef<Object> region) implements ShardingProtocol {}
+  record HandOffMarker(String shardId, ActorRef<Object> region, int handOffId) implements ShardingProtocol {}
 
-  /** Owner → coordinator: the shard and all its entities have stopped. */
-  record ShardStopped(String shardId, ActorRef<Object> region) implements ShardingProtocol {}
+  /** Owner → coordinator: the shard and all its entities have stopped (for that move). */
+  record ShardStopped(String shardId, ActorRef<Object> region, int handOffId) implements ShardingProtocol {}
 
   /** Region → coordinator: move all my shards away, I am shutting down. */
   record GracefulShutdownReq(ActorRef<Object> region) implements ShardingProtocol {}

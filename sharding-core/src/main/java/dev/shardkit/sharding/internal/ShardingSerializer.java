@@ -62,9 +62,9 @@ import scala.util.Try;
  *   <tr><td>{@code S}</td><td>RegionStats</td><td>uvarint n, n &times; (str shardId, svarint count)</td></tr>
  *   <tr><td>{@code E}</td><td>ShardingEnvelope</td><td>str entityId, payload message</td></tr>
  *   <tr><td>{@code P}</td><td>Passivate</td><td>ref entity</td></tr>
- *   <tr><td>{@code BH}</td><td>BeginHandOff</td><td>str shardId, ref owner, uvarint n, n &times; ref region</td></tr>
- *   <tr><td>{@code HM}</td><td>HandOffMarker</td><td>str shardId, ref region</td></tr>
- *   <tr><td>{@code SS}</td><td>ShardStopped</td><td>str shardId, ref region</td></tr>
+ *   <tr><td>{@code BH}</td><td>BeginHandOff</td><td>str shardId, ref owner, uvarint n, n &times; ref region, svarint handOffId</td></tr>
+ *   <tr><td>{@code HM}</td><td>HandOffMarker</td><td>str shardId, ref region, svarint handOffId</td></tr>
+ *   <tr><td>{@code SS}</td><td>ShardStopped</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code GD}</td><td>GracefulShutdownReq</td><td>ref region</td></tr>
  * </table>
  *
@@ -211,9 +211,17 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
     } else if (o instanceof GracefulShutdownReq m) {
       return refOnly(m.region());
     } else if (o instanceof HandOffMarker m) {
-      return shardAndRef(m.shardId(), m.region());
+      BinaryWriter w = new BinaryWriter(80);
+      w.writeString(m.shardId());
+      writeRef(w, m.region());
+      w.writeVarInt(m.handOffId());
+      return w.toByteArray();
     } else if (o instanceof ShardStopped m) {
-      return shardAndRef(m.shardId(), m.region());
+      BinaryWriter w = new BinaryWriter(80);
+      w.writeString(m.shardId());
+      writeRef(w, m.region());
+      w.writeVarInt(m.handOffId());
+      return w.toByteArray();
     } else if (o instanceof BeginHandOff m) {
       BinaryWriter w = new BinaryWriter(80 + 64 * m.regions().size());
       w.writeString(m.shardId());
@@ -222,6 +230,7 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       for (ActorRef<Object> region : m.regions()) {
         writeRef(w, region);
       }
+      w.writeVarInt(m.handOffId());
       return w.toByteArray();
     } else if (o instanceof GetShardHome m) {
       return shardAndRef(m.shardId(), m.region());
@@ -292,9 +301,9 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
         case GRACEFUL_SHUTDOWN:
           return new GracefulShutdownReq(readRef(r));
         case HAND_OFF_MARKER:
-          return new HandOffMarker(r.readString(), readRef(r));
+          return new HandOffMarker(r.readString(), readRef(r), r.readVarInt());
         case SHARD_STOPPED:
-          return new ShardStopped(r.readString(), readRef(r));
+          return new ShardStopped(r.readString(), readRef(r), r.readVarInt());
         case BEGIN_HAND_OFF: {
           String shardId = r.readString();
           ActorRef<Object> owner = readRef(r);
@@ -303,7 +312,7 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
           for (int i = 0; i < n; i++) {
             regions.add(readRef(r));
           }
-          return new BeginHandOff(shardId, owner, Collections.unmodifiableSet(regions));
+          return new BeginHandOff(shardId, owner, Collections.unmodifiableSet(regions), r.readVarInt());
         }
         case CURRENT_REGIONS: {
           int n = r.readVarUInt();

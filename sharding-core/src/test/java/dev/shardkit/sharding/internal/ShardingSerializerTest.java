@@ -156,9 +156,9 @@ class ShardingSerializerTest {
         new RegionStats(counts),
         new ShardingEnvelope<>("id-1", "hello"),
         new Passivate(regionRef),
-        new BeginHandOff("12", regionRef, Set.of(regionRef, remoteRef)),
-        new ShardingProtocol.HandOffMarker("12", remoteRef),
-        new ShardingProtocol.ShardStopped("12", regionRef),
+        new BeginHandOff("12", regionRef, Set.of(regionRef, remoteRef), -123_456_789),
+        new ShardingProtocol.HandOffMarker("12", remoteRef, Integer.MIN_VALUE),
+        new ShardingProtocol.ShardStopped("12", regionRef, Integer.MAX_VALUE),
         new ShardingProtocol.GracefulShutdownReq(regionRef));
   }
 

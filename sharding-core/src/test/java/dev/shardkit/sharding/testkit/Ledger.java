@@ -38,6 +38,14 @@ public final class Ledger {
 
   /** The entity behavior that records into this ledger. */
   public Behavior<Command> entity(EntityContext<Command> ctx) {
+    return entity(ctx, 0);
+  }
+
+  /**
+   * The entity behavior that records into this ledger and, if {@code passivateEvery} is above 0,
+   * asks its shard to passivate it after every that many messages.
+   */
+  public Behavior<Command> entity(EntityContext<Command> ctx, int passivateEvery) {
     return Behaviors.setup(context -> {
       String id = ctx.entityId();
       incarnations.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
@@ -45,8 +53,12 @@ public final class Ledger {
         doubleIncarnations.add(id);
       }
       Map<String, Stream> perSender = streams.computeIfAbsent(id, k -> new ConcurrentHashMap<>());
+      int[] count = {0};
       return Behaviors.receive(Command.class)
           .onMessage(Msg.class, m -> {
+            if (passivateEvery > 0 && ++count[0] % passivateEvery == 0) {
+              ctx.shard().tell(new dev.shardkit.sharding.Passivate(context.getSelf()));
+            }
             Stream s = perSender.computeIfAbsent(m.sender(), k -> new Stream());
             synchronized (s) {
               s.received++;

@@ -68,9 +68,7 @@ class GracefulShutdownTest {
     }, "every shard lives on the two remaining nodes");
     Thread.sleep(1000);
     Map<String, Integer> sent = traffic.stop();
-    TestCluster.await(Duration.ofSeconds(60), () -> entities.stream().allMatch(id -> sent.entrySet().stream()
-        .allMatch(e -> ledger.received(id, e.getKey()) >= e.getValue())), "every sent message arrived");
-    Ledger.Report report = ledger.check(entities, sent);
+    Ledger.Report report = ledger.awaitAndCheck(entities, sent, Duration.ofSeconds(60));
     assertTrue(report.clean(), "ledger: " + report);
     long moved = entities.stream().filter(id -> ledger.incarnations(id) > 1).count();
     assertTrue(moved > 0, "entities of the leaving node moved");

@@ -114,9 +114,7 @@ class RebalanceTest {
     // Traffic keeps flowing a little after the moves, then the books are checked.
     Thread.sleep(1000);
     Map<String, Integer> sent = traffic.stop();
-    TestCluster.await(Duration.ofSeconds(60), () -> entities.stream().allMatch(id -> sent.entrySet().stream()
-        .allMatch(e -> ledger.received(id, e.getKey()) >= e.getValue())), "every sent message arrived");
-    Ledger.Report report = ledger.check(entities, sent);
+    Ledger.Report report = ledger.awaitAndCheck(entities, sent, Duration.ofSeconds(60));
     assertTrue(report.clean(), "ledger: " + report);
     assertTrue(took.compareTo(Duration.ofSeconds(10)) <= 0, "balanced within 10 s of the fourth node's Up, took "
         + took.toMillis() + " ms");

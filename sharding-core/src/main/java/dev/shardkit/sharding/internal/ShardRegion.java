@@ -196,13 +196,17 @@ public final class ShardRegion {
   // ---- registration
 
   private void register() {
+    registerWith(spec.coordinator());
+  }
+
+  private void registerWith(ActorRef<Object> target) {
     if (spec.proxyOnly()) {
-      spec.coordinator().tell(new RegisterProxy(self));
+      target.tell(new RegisterProxy(self));
     } else {
       // Shards being handed off still live here until their entities stop.
       Set<String> hosted = new HashSet<>(table.localShards().keySet());
       hosted.addAll(handOffs.keySet());
-      spec.coordinator().tell(new Register(self, hosted));
+      target.tell(new Register(self, hosted));
     }
   }
 
@@ -217,7 +221,9 @@ public final class ShardRegion {
       context.watchWith(coordinator, new CoordinatorTerminated(coordinator));
       log.debug("Entity type [{}]: registered with coordinator {}", spec.typeName(), coordinator);
       // A coordinator that just took over announces itself before this region registered with it.
-      register();
+      // Register with it directly: the singleton proxy may still point at the old one until its
+      // node has left the cluster.
+      registerWith(coordinator);
     }
     buffers.keys().forEach(this::requestHome);
     return active();

@@ -103,6 +103,24 @@ public final class Ledger {
   }
 
   /**
+   * Waits (up to {@code max}) until every sent message has arrived, then compares; a report with
+   * lost messages comes back after {@code max} rather than an opaque timeout.
+   */
+  public Report awaitAndCheck(List<String> entityIds, Map<String, Integer> sent, java.time.Duration max) {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (System.nanoTime() < deadline && !entityIds.stream().allMatch(id -> sent.entrySet().stream()
+        .allMatch(e -> received(id, e.getKey()) >= e.getValue()))) {
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    return check(entityIds, sent);
+  }
+
+  /**
    * Compares with what was sent: {@code sent.get(sender)} messages, numbered from 1, to each of
    * {@code entityIds}.
    */

@@ -124,12 +124,16 @@ public final class TestCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops the systems one at a time, youngest first: a node leaving while the others still run
+   * gets its exit confirmed at once, where stopping them all together makes each wait for Pekko's
+   * cluster-exiting timeout.
+   */
   @Override
   public void close() {
     for (int i = systems.size() - 1; i >= 0; i--) {
-      systems.get(i).terminate();
-    }
-    for (ActorSystem<Void> s : systems) {
+      ActorSystem<Void> s = systems.get(i);
+      s.terminate();
       try {
         s.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
       } catch (Exception e) {

@@ -14,6 +14,7 @@ public final class Murmur3 {
     return hash32(data, 0);
   }
 
+  @SuppressWarnings("fallthrough") // the tail bytes accumulate, as the algorithm specifies
   public static int hash32(byte[] data, int seed) {
     int h1 = seed;
     int length = data.length;

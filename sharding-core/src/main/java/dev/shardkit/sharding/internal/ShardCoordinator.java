@@ -310,24 +310,30 @@ public final class ShardCoordinator {
    */
   private void announceSelf() {
     RegisterAck hello = new RegisterAck(context.getSelf());
+    for (Member m : upMembersOfRole()) {
+      Adapter.toClassic(context).actorSelection(new org.apache.pekko.actor.RootActorPath(m.address(), "/")
+          .$div("system").$div(ShardRegion.actorName(typeName))).tell(hello, org.apache.pekko.actor.ActorRef.noSender());
+    }
+  }
+
+  /** The members whose regions host this type's shards: Up (or weakly Up), with the role. */
+  private List<Member> upMembersOfRole() {
+    List<Member> up = new ArrayList<>();
     for (Member m : cluster.state().getMembers()) {
-      boolean up = m.status() == MemberStatus.up() || m.status() == MemberStatus.weaklyUp();
-      if (up && role.map(m::hasRole).orElse(true)) {
-        Adapter.toClassic(context).actorSelection(new org.apache.pekko.actor.RootActorPath(m.address(), "/")
-            .$div("system").$div(ShardRegion.actorName(typeName))).tell(hello, org.apache.pekko.actor.ActorRef.noSender());
+      boolean isUp = m.status() == MemberStatus.up() || m.status() == MemberStatus.weaklyUp();
+      if (isUp && role.map(m::hasRole).orElse(true)) {
+        up.add(m);
       }
     }
+    return up;
   }
 
   /** Settles once every Up node (of the role) has a registered region. */
   private boolean checkSettled() {
     Set<Address> registered = new HashSet<>();
     state.regions().keySet().forEach(r -> registered.add(addressOf(r)));
-    for (Member m : cluster.state().getMembers()) {
-      boolean up = m.status() == MemberStatus.up() || m.status() == MemberStatus.weaklyUp();
-      if (up && role.map(m::hasRole).orElse(true) && !registered.contains(m.address())) {
-        return false;
-      }
+    if (!upMembersOfRole().stream().allMatch(m -> registered.contains(m.address()))) {
+      return false;
     }
     settle();
     return true;
@@ -390,7 +396,9 @@ public final class ShardCoordinator {
       return null;
     }
     try {
-      RegionInfo requesterInfo = infos.containsKey(requester) ? infos.get(requester) : info(requester, Map.of());
+      // A requester that takes no shards (a proxy, a region shutting down) is known by address only.
+      RegionInfo requesterInfo = infos.getOrDefault(requester,
+          new RegionInfo(addressOf(requester), Set.of(), Integer.MAX_VALUE));
       RegionInfo choice = strategy.allocateShard(requesterInfo, shardId, allocation(view, infos));
       ActorRef<Object> chosen = infos.entrySet().stream().filter(e -> e.getValue().equals(choice))
           .map(Map.Entry::getKey).findFirst().orElse(null);
@@ -487,11 +495,11 @@ public final class ShardCoordinator {
         stopped.region().path(), next == null ? "none yet" : next.path());
     return storing(events, () -> {
       handOffs.remove(shardId);
-      Set<ActorRef<Object>> asked = waitingForHome.remove(shardId);
       if (next != null) {
+        waitingForHome.remove(shardId);
         announce(new ShardHome(shardId, next));
-      } else if (asked != null) {
-        asked.forEach(r -> context.getSelf().tell(new GetShardHome(shardId, r)));
+      } else {
+        askAgainForHome(shardId);
       }
       roundEnded();
     });
@@ -518,6 +526,14 @@ public final class ShardCoordinator {
     }
     roundEnded();
     return Behaviors.same();
+  }
+
+  /** The requests that waited for a hand-off to end are handled as if they came now. */
+  private void askAgainForHome(String shardId) {
+    Set<ActorRef<Object>> asked = waitingForHome.remove(shardId);
+    if (asked != null) {
+      asked.forEach(r -> context.getSelf().tell(new GetShardHome(shardId, r)));
+    }
   }
 
   /** Every region and proxy hears a shard's home: they all stopped routing to it for the move. */
@@ -559,10 +575,7 @@ public final class ShardCoordinator {
         for (String shardId : abandoned) {
           handOffs.remove(shardId);
           timers.cancel(new HandOffTimeout(shardId));
-          Set<ActorRef<Object>> asked = waitingForHome.remove(shardId);
-          if (asked != null) {
-            asked.forEach(r -> context.getSelf().tell(new GetShardHome(shardId, r)));
-          }
+          askAgainForHome(shardId);
         }
         if (!abandoned.isEmpty()) {
           roundEnded();
@@ -606,10 +619,6 @@ public final class ShardCoordinator {
       }
     }
     return infos;
-  }
-
-  private RegionInfo info(ActorRef<Object> region, Map<Address, Member> members) {
-    return info(region, members, Map.of());
   }
 
   private RegionInfo info(ActorRef<Object> region, Map<Address, Member> members, Map<Address, Integer> ranks) {

@@ -211,17 +211,9 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
     } else if (o instanceof GracefulShutdownReq m) {
       return refOnly(m.region());
     } else if (o instanceof HandOffMarker m) {
-      BinaryWriter w = new BinaryWriter(80);
-      w.writeString(m.shardId());
-      writeRef(w, m.region());
-      w.writeVarInt(m.handOffId());
-      return w.toByteArray();
+      return shardRefAndMove(m.shardId(), m.region(), m.handOffId());
     } else if (o instanceof ShardStopped m) {
-      BinaryWriter w = new BinaryWriter(80);
-      w.writeString(m.shardId());
-      writeRef(w, m.region());
-      w.writeVarInt(m.handOffId());
-      return w.toByteArray();
+      return shardRefAndMove(m.shardId(), m.region(), m.handOffId());
     } else if (o instanceof BeginHandOff m) {
       BinaryWriter w = new BinaryWriter(80 + 64 * m.regions().size());
       w.writeString(m.shardId());
@@ -348,6 +340,14 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
   private byte[] refOnly(ActorRef<?> ref) {
     BinaryWriter w = new BinaryWriter(80);
     writeRef(w, ref);
+    return w.toByteArray();
+  }
+
+  private byte[] shardRefAndMove(String shardId, ActorRef<?> ref, int handOffId) {
+    BinaryWriter w = new BinaryWriter(80);
+    w.writeString(shardId);
+    writeRef(w, ref);
+    w.writeVarInt(handOffId);
     return w.toByteArray();
   }
 

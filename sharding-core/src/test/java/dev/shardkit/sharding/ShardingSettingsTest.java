@@ -57,7 +57,7 @@ class ShardingSettingsTest {
     assertEquals(100_000, s.bufferSize());
     assertEquals(Optional.empty(), s.role());
     assertEquals(Duration.ofSeconds(1), s.retryInterval());
-    assertEquals("memory", s.stateStoreMode());
+    assertEquals("ddata", s.stateStoreMode());
     assertEquals(Duration.ofSeconds(10), s.dropWarningInterval());
     assertEquals(Duration.ofSeconds(3), s.coordinatorSettleTimeout());
   }
@@ -170,7 +170,7 @@ class ShardingSettingsTest {
     assertEquals(100_000, base.bufferSize());
     assertEquals(Optional.empty(), base.role());
     assertEquals(Duration.ofSeconds(1), base.retryInterval());
-    assertEquals("memory", base.stateStoreMode());
+    assertEquals("ddata", base.stateStoreMode());
     assertEquals(Duration.ofSeconds(3), base.coordinatorSettleTimeout());
   }
 
@@ -184,14 +184,14 @@ class ShardingSettingsTest {
     assertEquals(1000, b.numberOfShards());
     ShardingSettings r = base.withRole("r2");
     assertEquals(Duration.ofSeconds(1), r.retryInterval());
-    assertEquals("memory", r.stateStoreMode());
+    assertEquals("ddata", r.stateStoreMode());
     ShardingSettings i = base.withRetryInterval(Duration.ofSeconds(5));
     assertEquals(Optional.of("r1"), i.role());
     ShardingSettings m = base.withStateStoreMode("ddata");
     assertEquals(1000, m.numberOfShards());
     assertEquals(Duration.ofSeconds(1), m.retryInterval());
     ShardingSettings t = base.withCoordinatorSettleTimeout(Duration.ofSeconds(9));
-    assertEquals("memory", t.stateStoreMode());
+    assertEquals("ddata", t.stateStoreMode());
     assertEquals(Optional.of("r1"), t.role());
     assertEquals(Duration.ofSeconds(3), m.coordinatorSettleTimeout());
   }

@@ -42,6 +42,8 @@ public final class TestCluster implements AutoCloseable {
         log-dead-letters = 100
         log-dead-letters-during-shutdown = off
       }
+      # Store modules' tests choose their own mode; sharding-core has only the in-memory store.
+      shardkit.sharding.state-store-mode = memory
       """;
 
   private final String name;

@@ -157,6 +157,7 @@ public final class ClusterSharding implements Extension {
     if (createBehavior.isPresent()) {
       CoordinatorStateStoreProvider provider = StateStores.provider(
           system.settings().config().getConfig("shardkit.sharding"), settings.stateStoreMode());
+      provider.startOnNode(system, name, settings);
       startCoordinator(name, settings, strategy.orElseGet(settings::leastShardAllocationStrategy), provider);
     }
     ActorRef<Object> coordinator = Adapter.toTyped(classic.systemActorOf(

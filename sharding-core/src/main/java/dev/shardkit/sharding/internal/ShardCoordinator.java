@@ -147,8 +147,33 @@ public final class ShardCoordinator {
           settleTimeout, rebalanceInterval, handOffTimeout);
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}", typeName,
           coordinator.cluster.selfAddress(), store.describe(), strategy);
-      return coordinator.loading();
+      // The store is closed however the coordinator stops, so its successor is the only writer.
+      return Behaviors.intercept(() -> new CloseStoreOnStop(store), coordinator.loading());
     })));
+  }
+
+  private static final class CloseStoreOnStop extends org.apache.pekko.actor.typed.BehaviorInterceptor<Object, Object> {
+    private final CoordinatorStateStore store;
+
+    CloseStoreOnStop(CoordinatorStateStore store) {
+      super(Object.class);
+      this.store = store;
+    }
+
+    @Override
+    public Behavior<Object> aroundReceive(org.apache.pekko.actor.typed.TypedActorContext<Object> ctx, Object msg,
+        ReceiveTarget<Object> target) {
+      return target.apply(ctx, msg);
+    }
+
+    @Override
+    public Behavior<Object> aroundSignal(org.apache.pekko.actor.typed.TypedActorContext<Object> ctx,
+        org.apache.pekko.actor.typed.Signal signal, SignalTarget<Object> target) {
+      if (signal instanceof org.apache.pekko.actor.typed.PostStop) {
+        store.close();
+      }
+      return target.apply(ctx, signal);
+    }
   }
 
   // ---- states

@@ -23,4 +23,11 @@ public interface CoordinatorStateStore {
 
   /** A short description for logs, e.g. {@code "in-memory (does not survive failover)"}. */
   String describe();
+
+  /**
+   * Called once when the coordinator that uses this store stops (it hands over to another node,
+   * or its node leaves). A store that runs an actor stops it here, so that two nodes never write
+   * the same type's state at once. The default does nothing.
+   */
+  default void close() {}
 }

@@ -18,4 +18,14 @@ public interface CoordinatorStateStoreProvider {
    * @param settings the entity type's settings
    */
   CoordinatorStateStore create(ActorSystem<?> system, String typeName, ShardingSettings settings);
+
+  /**
+   * Called on every node where a region of the type starts (not on proxy-only nodes), before
+   * the region registers; {@link #create} is called only on the coordinator's node. A store that
+   * needs a presence on every hosting node — a replica of the state — starts it here. The
+   * default does nothing.
+   *
+   * @throws RuntimeException to make {@code ClusterSharding.start} fail with that error
+   */
+  default void startOnNode(ActorSystem<?> system, String typeName, ShardingSettings settings) {}
 }

@@ -1,0 +1,80 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.shardkit.sharding.LeastShardAllocationStrategy;
+import dev.shardkit.sharding.spi.CoordinatorEvent;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** A coordinator that stops closes its store, so a successor elsewhere is the only writer. */
+class CoordinatorClosesStoreTest {
+  private static ActorTestKit testKit;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create(ConfigFactory.parseString(
+        "pekko.actor.provider = cluster\npekko.remote.artery.canonical.port = 0")
+        .withFallback(ConfigFactory.load()));
+  }
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private static final class ClosableStore implements CoordinatorStateStore {
+    final CountDownLatch closed = new CountDownLatch(1);
+
+    @Override
+    public CompletionStage<CoordinatorState> load() {
+      return CompletableFuture.completedFuture(CoordinatorState.empty());
+    }
+
+    @Override
+    public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public String describe() {
+      return "test store";
+    }
+
+    @Override
+    public void close() {
+      closed.countDown();
+    }
+  }
+
+  private static ActorRef<Object> coordinator(ClosableStore store) {
+    return testKit.spawn(ShardCoordinator.create("close-test", new LeastShardAllocationStrategy(1, 20, 0.1), store,
+        100, Optional.empty(), Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofSeconds(10)));
+  }
+
+  @Test
+  void stopMessageClosesTheStore() throws Exception {
+    ClosableStore store = new ClosableStore();
+    coordinator(store).tell(ShardCoordinator.Stop.INSTANCE);
+    assertTrue(store.closed.await(5, TimeUnit.SECONDS), "store closed after Stop");
+  }
+
+  @Test
+  void stoppingFromOutsideClosesTheStore() throws Exception {
+    ClosableStore store = new ClosableStore();
+    testKit.stop(coordinator(store));
+    assertTrue(store.closed.await(5, TimeUnit.SECONDS), "store closed when the actor is stopped");
+  }
+}

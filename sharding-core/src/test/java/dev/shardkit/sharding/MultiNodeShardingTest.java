@@ -183,14 +183,7 @@ class MultiNodeShardingTest {
 
   /** True if the coordinator singleton of the type runs in this system. */
   static boolean coordinatorRunsOnType(ActorSystem<?> system, String typeName) {
-    try {
-      org.apache.pekko.actor.typed.javadsl.Adapter.toClassic(system)
-          .actorSelection("/system/shardkit-coordinator-" + typeName + "/singleton")
-          .resolveOne(Duration.ofSeconds(3)).toCompletableFuture().get(5, TimeUnit.SECONDS);
-      return true;
-    } catch (Exception e) {
-      return false;
-    }
+    return TestCluster.coordinatorRunsIn(system, typeName);
   }
 
   @Test

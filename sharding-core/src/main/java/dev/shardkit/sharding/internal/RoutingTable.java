@@ -4,11 +4,19 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * A region's knowledge of where shards live: immutable, so the region can publish it to
  * {@code EntityRef}s, which read it without locks and send straight to a known home.
+ *
+ * <p>It also knows which nodes are unreachable. A shard whose home is on such a node is
+ * <em>held</em>: its home is still known ({@link #knownHome}), but it is not routable
+ * ({@link #home} is null), so messages for it wait in the region instead of vanishing into a node
+ * that may be dead. They go on when the node is reachable again, or to the shard's next home
+ * once the node is removed.
  */
 public final class RoutingTable {
   /** Where a shard lives, as seen from one region. */
@@ -33,33 +41,51 @@ public final class RoutingTable {
     }
   }
 
-  private static final RoutingTable EMPTY = new RoutingTable(Map.of());
+  private static final RoutingTable EMPTY = new RoutingTable(Map.of(), Set.of());
 
   private final Map<String, Home> homes;
+  private final Set<Address> unreachable;
 
-  private RoutingTable(Map<String, Home> homes) {
+  private RoutingTable(Map<String, Home> homes, Set<Address> unreachable) {
     this.homes = homes;
+    this.unreachable = unreachable;
   }
 
   public static RoutingTable empty() {
     return EMPTY;
   }
 
-  /** The shard's home, or null when it is not known. */
+  /** Where to send a message for the shard now, or null when its home is unknown or held. */
   public Home home(String shardId) {
+    Home h = homes.get(shardId);
+    return h != null && isHeld(h) ? null : h;
+  }
+
+  /** The actor to send a message for the shard to now, or null when its home is unknown or held. */
+  public ActorRef<Object> target(String shardId) {
+    Home h = home(shardId);
+    return h == null ? null : h.target();
+  }
+
+  /** The shard's recorded home, routable or held; null when it is not known. */
+  public Home knownHome(String shardId) {
     return homes.get(shardId);
   }
 
-  /** The actor to send a message for the shard to, or null when the home is not known. */
-  public ActorRef<Object> target(String shardId) {
-    Home h = homes.get(shardId);
-    return h == null ? null : h.target();
+  /** True when {@code home} is on an unreachable node, so messages for it must wait. */
+  public boolean isHeld(Home home) {
+    return !unreachable.isEmpty() && home instanceof Remote r && unreachable.contains(r.region().path().address());
+  }
+
+  /** The nodes this table treats as unreachable. */
+  public Set<Address> unreachable() {
+    return unreachable;
   }
 
   public RoutingTable withHome(String shardId, Home home) {
     Map<String, Home> copy = new HashMap<>(homes);
     copy.put(shardId, home);
-    return new RoutingTable(Collections.unmodifiableMap(copy));
+    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable);
   }
 
   public RoutingTable without(String shardId) {
@@ -68,14 +94,19 @@ public final class RoutingTable {
     }
     Map<String, Home> copy = new HashMap<>(homes);
     copy.remove(shardId);
-    return new RoutingTable(Collections.unmodifiableMap(copy));
+    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable);
   }
 
   /** The table without every shard that lived in {@code region}. */
   public RoutingTable withoutRegion(ActorRef<Object> region) {
     Map<String, Home> copy = new HashMap<>(homes);
     copy.values().removeIf(h -> h instanceof Remote r && r.region().equals(region));
-    return copy.size() == homes.size() ? this : new RoutingTable(Collections.unmodifiableMap(copy));
+    return copy.size() == homes.size() ? this : new RoutingTable(Collections.unmodifiableMap(copy), unreachable);
+  }
+
+  /** The same homes, with {@code nodes} as the unreachable ones. */
+  public RoutingTable withUnreachable(Set<Address> nodes) {
+    return new RoutingTable(homes, Set.copyOf(nodes));
   }
 
   /** The shards hosted by the region that owns this table. */
@@ -89,10 +120,19 @@ public final class RoutingTable {
     return local;
   }
 
+  /** The shards whose home is on {@code node}. */
+  public List<String> shardsOn(Address node) {
+    return remoteShardsWhere(r -> r.region().path().address().equals(node));
+  }
+
   /** The shards that live in {@code region}. */
   public List<String> shardsOf(ActorRef<Object> region) {
+    return remoteShardsWhere(r -> r.region().equals(region));
+  }
+
+  private List<String> remoteShardsWhere(java.util.function.Predicate<Remote> test) {
     return homes.entrySet().stream()
-        .filter(e -> e.getValue() instanceof Remote r && r.region().equals(region))
+        .filter(e -> e.getValue() instanceof Remote r && test.test(r))
         .map(Map.Entry::getKey)
         .toList();
   }

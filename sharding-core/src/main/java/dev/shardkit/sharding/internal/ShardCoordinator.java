@@ -184,14 +184,38 @@ public final class ShardCoordinator {
         .onMessage(Loaded.class, l -> {
           failures = 0;
           state = l.state();
-          state.regions().keySet().forEach(this::watch);
-          state.proxies().forEach(this::watch);
-          log.debug("Coordinator of [{}] loaded {}", typeName, state);
-          if (!checkSettled()) {
-            announceSelf();
-            timers.startSingleTimer(SettleTimeout.INSTANCE, settleTimeout);
-          }
-          return stash.unstashAll(active());
+          // Regions and proxies on nodes that have left the cluster are gone for good: forgetting
+          // them before serving means no request is ever answered with a dead home. The others are
+          // watched; those on nodes that are down are reported terminated when they are removed.
+          List<CoordinatorEvent> gone = new ArrayList<>();
+          Set<Address> members = new HashSet<>();
+          cluster.state().getMembers().forEach(m -> {
+            if (m.status() != MemberStatus.removed()) {
+              members.add(m.address());
+            }
+          });
+          state.regions().keySet().forEach(r -> {
+            if (members.contains(addressOf(r))) {
+              watch(r);
+            } else {
+              gone.add(new RegionTerminated(r));
+            }
+          });
+          state.proxies().forEach(p -> {
+            if (members.contains(addressOf(p))) {
+              watch(p);
+            } else {
+              gone.add(new ProxyTerminated(p));
+            }
+          });
+          log.info("Coordinator of [{}] loaded {}; forgetting {} region(s)/proxies on nodes that left the cluster", typeName, state,
+              gone.size());
+          return storing(gone, () -> {
+            if (!checkSettled()) {
+              announceSelf();
+              timers.startSingleTimer(SettleTimeout.INSTANCE, settleTimeout);
+            }
+          });
         })
         .onMessage(LoadFailed.class, f -> {
           Duration backoff = nextBackoff();

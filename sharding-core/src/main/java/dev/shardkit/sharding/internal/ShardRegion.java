@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -35,6 +36,11 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.ClusterEvent.ReachabilityEvent;
+import org.apache.pekko.cluster.ClusterEvent.ReachableMember;
+import org.apache.pekko.cluster.ClusterEvent.UnreachableMember;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Subscribe;
 import org.slf4j.Logger;
 
 /**
@@ -96,6 +102,12 @@ public final class ShardRegion {
   private final MessageBuffers<String> buffers;
   private final DropReporter drops;
   private final Set<ActorRef<Object>> watchedRegions = new HashSet<>();
+  /**
+   * Regions seen terminated, most recent last: a coordinator that has not yet heard of a death
+   * may still name one as a shard's home, and that answer must not be believed.
+   */
+  private final java.util.LinkedHashSet<ActorRef<Object>> deadRegions = new java.util.LinkedHashSet<>();
+  private static final int DEAD_REGIONS_REMEMBERED = 1024;
   private final TimerScheduler<Object> timers;
   private final Map<String, HandOffState> handOffs = new HashMap<>();
   /**
@@ -129,6 +141,8 @@ public final class ShardRegion {
   public static Behavior<Object> create(RegionSpec spec) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
       ShardRegion region = new ShardRegion(ctx, timers, spec);
+      Cluster.get(ctx.getSystem()).subscriptions()
+          .tell(Subscribe.create(ctx.getSelf().<ReachabilityEvent>narrow(), ReachabilityEvent.class));
       region.register();
       return region.registering();
     }));
@@ -149,7 +163,8 @@ public final class ShardRegion {
     return common(Behaviors.receive(Object.class)
         .onMessage(RegisterAck.class, this::onRegisterAck)
         .onMessageEquals(RetryTick.INSTANCE, () -> {
-          buffers.keys().forEach(this::requestHome);
+          // Shards held for an unreachable home already have one: asking would get the same answer.
+          buffers.keys().stream().filter(id -> table.knownHome(id) == null).forEach(this::requestHome);
           if (shuttingDown && !spec.proxyOnly()) {
             coordinator.tell(new GracefulShutdownReq(self));
           }
@@ -177,6 +192,8 @@ public final class ShardRegion {
         .onMessage(Deliver.class, this::onDeliver)
         .onMessage(ShardHome.class, this::onShardHome)
         .onMessage(RegionTerminated.class, this::onRegionTerminated)
+        .onMessage(UnreachableMember.class, u -> onReachability(u.member().address(), false))
+        .onMessage(ReachableMember.class, r -> onReachability(r.member().address(), true))
         .onMessage(ShardTerminated.class, this::onShardTerminated)
         .onMessage(GetLocalState.class, this::onGetLocalState)
         .onMessage(GetRegionStats.class, this::onGetRegionStats)
@@ -279,9 +296,15 @@ public final class ShardRegion {
   }
 
   private void route(Deliver deliver) {
-    Home home = table.home(deliver.shardId());
+    Home home = table.knownHome(deliver.shardId());
     if (home instanceof Local local) {
       local.shard().tell(deliver);
+    } else if (home != null && table.isHeld(home)) {
+      // Its node is unreachable: hold the message until the node is back or the shard moves.
+      if (!buffers.offer(deliver.shardId(), deliver)) {
+        drop(deliver.message(), "buffer full (buffer-size = " + buffers.limit() + "), dropping a message for shard ["
+            + deliver.shardId() + "] whose home " + home.target().path().address() + " is unreachable");
+      }
     } else if (home instanceof Remote remote) {
       Optional<String> problem = spec.handle().serializability().problem(deliver.message().getClass());
       if (problem.isPresent()) {
@@ -306,6 +329,10 @@ public final class ShardRegion {
 
   private Behavior<Object> onShardHome(ShardHome home) {
     String shardId = home.shardId();
+    if (deadRegions.contains(home.region())) {
+      log.debug("Entity type [{}]: ignoring {}: that region is gone; asking again later", spec.typeName(), home);
+      return Behaviors.same();
+    }
     HandOffState handOff = handOffs.get(shardId);
     if (handOff != null) {
       if (!home.region().equals(self)) {
@@ -322,7 +349,7 @@ public final class ShardRegion {
         table = table.withHome(shardId, new Local(handOff.shard));
       }
     }
-    Home current = table.home(shardId);
+    Home current = table.knownHome(shardId);
     if (home.region().equals(self)) {
       if (spec.proxyOnly()) {
         log.error("Entity type [{}]: the coordinator placed shard [{}] in a proxy-only region; ignoring it",
@@ -355,18 +382,50 @@ public final class ShardRegion {
 
   private Behavior<Object> onRegionTerminated(RegionTerminated terminated) {
     watchedRegions.remove(terminated.region());
+    deadRegions.add(terminated.region());
+    if (deadRegions.size() > DEAD_REGIONS_REMEMBERED) {
+      deadRegions.remove(deadRegions.iterator().next());
+    }
     for (String shardId : List.copyOf(handOffs.keySet())) {
       HandOffState handOff = handOffs.get(shardId);
       if (handOff.awaitingMarkers.remove(terminated.region())) {
         maybeStopShard(shardId, handOff);
       }
     }
-    int before = table.size();
+    List<String> lost = table.shardsOf(terminated.region());
     table = table.withoutRegion(terminated.region());
     spec.handle().publish(table);
+    // Messages held while its node was unreachable wait for the shards' next homes.
+    lost.stream().filter(buffers::contains).forEach(this::requestHome);
     log.info("Entity type [{}]: region {} is gone; {} shard(s) will get a new home when next used",
-        spec.typeName(), terminated.region(), before - table.size());
+        spec.typeName(), terminated.region(), lost.size());
     return Behaviors.same();
+  }
+
+  /**
+   * A node became unreachable (messages for shards there are held from now on) or reachable
+   * again (what was held goes on, before the shortcut may send anything newer).
+   */
+  private Behavior<Object> onReachability(Address node, boolean reachable) {
+    Set<Address> unreachable = new HashSet<>(table.unreachable());
+    if (!(reachable ? unreachable.remove(node) : unreachable.add(node))) {
+      return Behaviors.same();
+    }
+    table = table.withUnreachable(unreachable);
+    List<String> affected = table.shardsOn(node);
+    if (reachable) {
+      for (String shardId : affected) {
+        for (Object held : buffers.drain(shardId)) {
+          route((Deliver) held);
+        }
+      }
+    }
+    spec.handle().publish(table);
+    if (!affected.isEmpty()) {
+      log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), node,
+          reachable ? "reachable again" : "unreachable", affected.size(), reachable ? "go on" : "are held");
+    }
+    return afterChange();
   }
 
   private Behavior<Object> onShardTerminated(ShardTerminated terminated) {
@@ -382,7 +441,7 @@ public final class ShardRegion {
       log.debug("Entity type [{}]: shard [{}] handed off", spec.typeName(), shardId);
       return afterChange();
     }
-    if (table.home(shardId) instanceof Local) {
+    if (table.knownHome(shardId) instanceof Local) {
       log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again with its next message",
           spec.typeName(), shardId);
       table = table.without(shardId);
@@ -395,7 +454,7 @@ public final class ShardRegion {
 
   private Behavior<Object> onBeginHandOff(BeginHandOff begin) {
     String shardId = begin.shardId();
-    Home current = table.home(shardId);
+    Home current = table.knownHome(shardId);
     table = table.without(shardId);
     spec.handle().publish(table);
     if (begin.owner().equals(self)) {

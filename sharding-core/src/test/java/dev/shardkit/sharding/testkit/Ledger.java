@@ -25,6 +25,7 @@ public final class Ledger {
 
   /** Per (entity, sender): the next sequence number expected and the anomalies seen. */
   private static final class Stream {
+    final java.util.BitSet seen = new java.util.BitSet();
     int expected = 1;
     int received;
     int duplicated;
@@ -62,6 +63,7 @@ public final class Ledger {
             Stream s = perSender.computeIfAbsent(m.sender(), k -> new Stream());
             synchronized (s) {
               s.received++;
+              s.seen.set(m.seq());
               if (m.seq() == s.expected) {
                 s.expected++;
               } else if (m.seq() < s.expected) {
@@ -90,6 +92,29 @@ public final class Ledger {
     synchronized (s) {
       return s.received;
     }
+  }
+
+  /**
+   * The numbers, from {@code from} to {@code to}, of the messages of {@code sender} that never
+   * reached {@code entityId}.
+   */
+  public List<Integer> missing(String entityId, String sender, int from, int to) {
+    Stream s = streams.getOrDefault(entityId, Map.of()).get(sender);
+    List<Integer> missing = new ArrayList<>();
+    for (int seq = from; seq <= to; seq++) {
+      boolean seen;
+      if (s == null) {
+        seen = false;
+      } else {
+        synchronized (s) {
+          seen = s.seen.get(seq);
+        }
+      }
+      if (!seen) {
+        missing.add(seq);
+      }
+    }
+    return missing;
   }
 
   /** How often the entity was started (1 if it never moved or passivated). */

@@ -38,6 +38,18 @@ public final class LogCapture extends AppenderBase<ILoggingEvent> implements Aut
 
   /** Waits for an event whose full text contains every one of {@code parts}. */
   public ILoggingEvent await(Duration max, String... parts) {
+    awaitCount(max, 1, parts);
+    return matching(parts).get(0);
+  }
+
+  /** Waits until at least {@code n} events contain every one of {@code parts}. */
+  public void awaitCount(Duration max, int n, String... parts) {
+    TestCluster.await(max, () -> matching(parts).size() >= n,
+        n + " log event(s) containing " + List.of(parts) + " (seen " + matching(parts).size() + ")");
+  }
+
+  /** The events so far whose full text contains every one of {@code parts}. */
+  public List<ILoggingEvent> matching(String... parts) {
     Predicate<ILoggingEvent> matches = e -> {
       String text = fullText(e);
       for (String p : parts) {
@@ -47,17 +59,7 @@ public final class LogCapture extends AppenderBase<ILoggingEvent> implements Aut
       }
       return true;
     };
-    ILoggingEvent[] found = new ILoggingEvent[1];
-    TestCluster.await(max, () -> {
-      for (ILoggingEvent e : events) {
-        if (matches.test(e)) {
-          found[0] = e;
-          return true;
-        }
-      }
-      return false;
-    }, "a log event containing " + List.of(parts));
-    return found[0];
+    return events.stream().filter(matches).toList();
   }
 
   public List<ILoggingEvent> events() {

@@ -110,6 +110,23 @@ public final class TestCluster implements AutoCloseable {
     }), "all systems see " + count + " members Up");
   }
 
+  /** True if the coordinator singleton of the entity type runs in node {@code i}. */
+  public boolean coordinatorRunsOn(int i, String typeName) {
+    return coordinatorRunsIn(systems.get(i), typeName);
+  }
+
+  /** True if the coordinator singleton of the entity type runs in this system. */
+  public static boolean coordinatorRunsIn(ActorSystem<?> system, String typeName) {
+    try {
+      org.apache.pekko.actor.typed.javadsl.Adapter.toClassic(system)
+          .actorSelection("/system/shardkit-coordinator-" + typeName + "/singleton")
+          .resolveOne(Duration.ofSeconds(3)).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      return true;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
   /** Polls a condition every 50 ms until it holds, or fails with {@code what}. */
   public static void await(Duration max, BooleanSupplier condition, String what) {
     long deadline = System.nanoTime() + max.toNanos();

@@ -21,15 +21,21 @@ public final class Traffic {
 
   public Traffic(Map<String, ActorSystem<?>> senders, EntityTypeKey<Ledger.Command> key, List<String> entityIds,
       Duration pause) {
+    this(senders, key, entityIds, pause, Map.of());
+  }
+
+  /** Traffic that goes on where an earlier one stopped: each sender's numbers follow {@code sentBefore}. */
+  public Traffic(Map<String, ActorSystem<?>> senders, EntityTypeKey<Ledger.Command> key, List<String> entityIds,
+      Duration pause, Map<String, Integer> sentBefore) {
     senders.forEach((name, system) -> {
-      int[] done = {0};
+      int[] done = {sentBefore.getOrDefault(name, 0)};
       rounds.put(name, done);
       Thread t = new Thread(() -> {
         List<EntityRef<Ledger.Command>> refs = new ArrayList<>();
         for (String id : entityIds) {
           refs.add(ClusterSharding.get(system).entityRefFor(key, id));
         }
-        int seq = 0;
+        int seq = done[0];
         while (running) {
           seq++;
           for (EntityRef<Ledger.Command> ref : refs) {
@@ -56,6 +62,11 @@ public final class Traffic {
     for (Thread t : threads) {
       t.join();
     }
+    return roundsSoFar();
+  }
+
+  /** How many rounds each sender has completed so far. */
+  public Map<String, Integer> roundsSoFar() {
     Map<String, Integer> sent = new HashMap<>();
     rounds.forEach((name, done) -> {
       synchronized (done) {

@@ -1,7 +1,5 @@
 package dev.shardkit.systemtest;
 
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.ClusterSharding;
 import dev.shardkit.sharding.ClusterShardingStats;
 import dev.shardkit.sharding.Entity;
@@ -17,11 +15,8 @@ import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import java.util.stream.StreamSupport;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 
 /**
@@ -50,7 +45,6 @@ public final class ClusterNode {
       EntityTypeKey.create(SeqCounter.Command.class, "SeqCounter");
   static final String SYSTEM_NAME = "SystemTest";
 
-  private static final Duration FORMATION_TIMEOUT = Duration.ofSeconds(150);
   private static final Duration REPORT_TIMEOUT = Duration.ofSeconds(90);
 
   private ClusterNode() {}
@@ -68,14 +62,14 @@ public final class ClusterNode {
     int entities = Integer.parseInt(args[4]);
     int messagesPerEntity = Integer.parseInt(args[5]);
     long deadlineSeconds = Long.parseLong(args[6]);
-    startDeadline(name, deadlineSeconds);
+    NodeSupport.startDeadline(name, deadlineSeconds);
 
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config(port, seedPorts));
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, NodeSupport.config(SYSTEM_NAME, port, seedPorts, ""));
     ClusterSharding sharding = ClusterSharding.get(system);
     sharding.start(Entity.of(TYPE, ctx -> SeqCounter.create(ctx.entityId())));
 
-    awaitFormed(system, sharding, nodes);
-    out("FORMED node=" + name + " address=" + Cluster.get(system).selfMember().address());
+    NodeSupport.awaitFormed(system, sharding, TYPE, nodes);
+    NodeSupport.out("FORMED node=" + name + " address=" + Cluster.get(system).selfMember().address());
 
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String command;
@@ -91,7 +85,7 @@ public final class ClusterNode {
               sent++;
             }
           }
-          out("SENT node=" + name + " count=" + sent);
+          NodeSupport.out("SENT node=" + name + " count=" + sent);
         }
         case "REPORT" -> report(sharding, name, entities, nodes * messagesPerEntity);
         case "EXIT" -> {
@@ -108,29 +102,6 @@ public final class ClusterNode {
 
   static String entityId(int e) {
     return "entity-" + e;
-  }
-
-  private static void awaitFormed(ActorSystem<Void> system, ClusterSharding sharding, int nodes)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
-      long up = StreamSupport.stream(Cluster.get(system).state().getMembers().spliterator(), false)
-          .filter(m -> m.status().equals(MemberStatus.up())).count();
-      if (up == nodes) {
-        try {
-          ClusterShardingStats stats = sharding.clusterShardingStats(TYPE, Duration.ofSeconds(5))
-              .toCompletableFuture().get(15, TimeUnit.SECONDS);
-          if (stats.regions().size() == nodes && stats.failedRegions().isEmpty()) {
-            return;
-          }
-        } catch (Exception e) {
-          // The coordinator is not reachable yet; ask again.
-        }
-      }
-      Thread.sleep(500);
-    }
-    out("FAILED formation: cluster or regions not complete after " + FORMATION_TIMEOUT.toSeconds() + " s");
-    Runtime.getRuntime().halt(5);
   }
 
   /**
@@ -184,72 +155,16 @@ public final class ClusterNode {
           && state.bufferedMessages() == 0;
       boolean timedOut = System.nanoTime() > deadline;
       if ((done && settled) || timedOut) {
-        out("RESULT node=" + name + " received=" + received + " outOfOrder=" + outOfOrder
+        NodeSupport.out("RESULT node=" + name + " received=" + received + " outOfOrder=" + outOfOrder
             + " duplicates=" + duplicates + " entitiesHostedHere=" + hosted.size()
             + " shardsHostedHere=" + state.shards().size() + " entitiesInCluster=" + clusterEntities
             + " unanswered=" + unanswered + " bufferedInRegion=" + state.bufferedMessages()
             + " droppedByRegion=" + state.droppedMessages() + " complete=" + done);
-        out("ENTITIES node=" + name + " ids=" + String.join(",", hosted));
+        NodeSupport.out("ENTITIES node=" + name + " ids=" + String.join(",", hosted));
         return;
       }
       settled = done;
       Thread.sleep(done ? 1000 : 500);
     }
-  }
-
-  private static void startDeadline(String name, long seconds) {
-    Thread t = new Thread(() -> {
-      try {
-        Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
-      } catch (InterruptedException e) {
-        return;
-      }
-      out("DEADLINE node=" + name + ": exiting after " + seconds + " s");
-      Runtime.getRuntime().halt(3);
-    }, "deadline");
-    t.setDaemon(true);
-    t.start();
-  }
-
-  private static synchronized void out(String line) {
-    System.out.println(line);
-    System.out.flush();
-  }
-
-  private static Config config(int port, List<Integer> seedPorts) {
-    String seeds = seedPorts.stream()
-        .map(p -> "\"pekko://" + SYSTEM_NAME + "@127.0.0.1:" + p + "\"")
-        .collect(Collectors.joining(", "));
-    return ConfigFactory.parseString("""
-        pekko {
-          loglevel = WARNING
-          loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]
-          logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
-          actor {
-            provider = cluster
-            serialize-messages = on
-            serialization-bindings {
-              "dev.shardkit.systemtest.SeqCounter$CborSerializable" = jackson-cbor
-            }
-          }
-          remote.artery {
-            canonical {
-              hostname = "127.0.0.1"
-              port = %d
-            }
-            # Senders tell thousands of messages without flow control; Artery drops what overflows
-            # a connection's outbound queue (3072 by default): remoting's limit, not sharding's.
-            advanced.outbound-message-queue-size = 100000
-          }
-          cluster {
-            seed-nodes = [%s]
-            downing-provider-class = "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider"
-            # A loaded 2-core machine can pause a JVM for seconds (JIT, GC, three JVMs starting):
-            # do not take that for a crash.
-            failure-detector.acceptable-heartbeat-pause = 10s
-          }
-          coordinated-shutdown.exit-jvm = off
-        }
-        """.formatted(port, seeds)).withFallback(ConfigFactory.load());
   }
 }

@@ -81,6 +81,7 @@ public final class ShardCoordinator {
   private record HandOffTimeout(String shardId) implements NoSerializationVerificationNeeded {}
 
   private static final Duration MIN_BACKOFF = Duration.ofMillis(100);
+  private static final Duration STASH_FULL_WARNING_INTERVAL = Duration.ofSeconds(10);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
   private final ActorContext<Object> context;
@@ -95,6 +96,9 @@ public final class ShardCoordinator {
   private final Duration settleTimeout;
   private CoordinatorState state = CoordinatorState.empty();
   private int failures;
+  /** The protocol messages in the stash, so repeated requests are stashed once. */
+  private final Set<Object> stashed = new HashSet<>();
+  private long lastStashFullWarning = System.nanoTime() - STASH_FULL_WARNING_INTERVAL.toNanos();
   /** False until every Up node's region has registered (or the settle timeout passed). */
   private boolean settled;
   /** Requests for homeless shards that arrived before the coordinator settled. */
@@ -267,7 +271,7 @@ public final class ShardCoordinator {
   private Behavior<Object> storing(List<CoordinatorEvent> events, Runnable afterwards) {
     if (events.isEmpty()) {
       afterwards.run();
-      return stash.unstashAll(active());
+      return unstashAllTo(active());
     }
     CoordinatorEvent event = events.get(0);
     CoordinatorState after = state.applied(event);
@@ -297,13 +301,28 @@ public final class ShardCoordinator {
   }
 
   private Behavior<Object> stashOrDrop(Object message) {
+    // Regions repeat registrations and home requests every retry interval while the store is
+    // slow or down: one copy of each is enough, and a dropped one is asked again.
+    if (message instanceof ShardingProtocol && !stashed.add(message)) {
+      return Behaviors.same();
+    }
     if (stash.isFull()) {
-      // Regions repeat registrations and home requests, so a dropped one is asked again.
-      log.warn("Coordinator of [{}] is busy and its stash is full; dropping {}", typeName, message);
+      long now = System.nanoTime();
+      if (now - lastStashFullWarning > STASH_FULL_WARNING_INTERVAL.toNanos()) {
+        lastStashFullWarning = now;
+        log.warn("Coordinator of [{}] is busy (loading or storing its state) and its stash of {} is full; dropping "
+            + "requests until it catches up (regions ask again)", typeName, stash.capacity());
+      }
+      stashed.remove(message);
     } else {
       stash.stash(message);
     }
     return Behaviors.same();
+  }
+
+  private Behavior<Object> unstashAllTo(Behavior<Object> next) {
+    stashed.clear();
+    return stash.unstashAll(next);
   }
 
   private Duration nextBackoff() {

@@ -182,4 +182,30 @@ class RoutingTableTest {
     assertEquals(List.of("2"), t.shardsOf(region1));
     assertEquals(2, t.size());
   }
+
+  @Test
+  void remoteHomesOnAnUnreachableNodeAreHeldButRemembered() {
+    // The probes all live in one system, so one address stands for "the node of region1 and region2".
+    org.apache.pekko.actor.Address node = region1.path().address();
+    RoutingTable t = RoutingTable.empty()
+        .withHome("1", new Local(shardA))
+        .withHome("2", new Remote(region1))
+        .withHome("3", new Remote(region2))
+        .withUnreachable(Set.of(node));
+    assertEquals(new Local(shardA), t.home("1"), "a local shard is never held");
+    assertNull(t.home("2"));
+    assertNull(t.target("3"));
+    assertEquals(new Remote(region1), t.knownHome("2"));
+    assertTrue(t.isHeld(t.knownHome("3")));
+    assertEquals(Set.of("2", "3"), new HashSet<>(t.shardsOn(node)));
+
+    RoutingTable added = t.withHome("4", new Remote(region1));
+    assertNull(added.home("4"), "a home added later on the same node is held too");
+    assertEquals(Set.of(node), added.without("2").unreachable());
+
+    RoutingTable back = added.withUnreachable(Set.of());
+    assertEquals(new Remote(region1), back.home("2"));
+    assertEquals(region2, back.target("3"));
+    assertTrue(back.withoutRegion(region1).shardsOn(node).equals(List.of("3")));
+  }
 }

@@ -37,6 +37,7 @@ import org.apache.pekko.cluster.typed.Subscribe;
  *   <li>{@code TRAFFIC} → rounds of one numbered message to every entity, {@value #PAUSE_MS} ms
  *       apart, until {@code STOP}; answers {@code STARTED};
  *   <li>{@code MARK} → remembers the current round as the one a node was killed in;
+ *   <li>{@code HELD} → {@code HELD buffered=…}: the messages this node's region holds now;
  *   <li>{@code STOP} → stops sending, waits until acknowledgements stop coming, and prints
  *       {@code REPORT} with what was sent and acknowledged since the mark, and what was lost
  *       among the messages sent after this node saw another one unreachable.
@@ -140,6 +141,8 @@ public final class FailoverNode {
           NodeSupport.out("STARTED node=" + name);
         }
         case "MARK" -> markedAt[0] = round.get();
+        case "HELD" -> NodeSupport.out("HELD node=" + name + " buffered=" + sharding.shardRegionState(TYPE,
+            java.time.Duration.ofSeconds(5)).toCompletableFuture().get(10, TimeUnit.SECONDS).bufferedMessages());
         case "STOP" -> {
           STOP_TRAFFIC.set(true);
           if (traffic != null) {

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 final class NodeProcess {
   private static final int KEPT_LINES = 200;
   private static final List<String> KEYWORDS = List.of("FORMED", "SENT", "RESULT", "ENTITIES", "FAILED", "DEADLINE",
-      "STARTED", "STOPPED", "REPORT");
+      "STARTED", "STOPPED", "REPORT", "HELD");
 
   final String name;
   final Process process;

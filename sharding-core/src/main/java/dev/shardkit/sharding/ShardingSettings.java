@@ -146,7 +146,7 @@ public final class ShardingSettings {
     return retryInterval;
   }
 
-  /** Which {@code CoordinatorStateStore} keeps the coordinator's state (default {@code memory}). */
+  /** Which {@code CoordinatorStateStore} keeps the coordinator's state (default {@code ddata}). */
   public String stateStoreMode() {
     return stateStoreMode;
   }

@@ -1,0 +1,100 @@
+package dev.shardkit.systemtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A node process is frozen with SIGSTOP under traffic for long enough that the others mark it
+ * unreachable, then thawed with SIGCONT before the split-brain resolver would down it. While it
+ * is unreachable, the other regions hold the messages for its shards; when it is reachable again
+ * they send them on. Asserted: the other regions held messages for it while it was unreachable,
+ * no message from any node is lost, and the frozen node was really seen unreachable.
+ */
+class PausedNodeTest {
+  private static final int NODES = 3;
+  private static final int ENTITIES = 60;
+  private static final int NODE_DEADLINE_SECONDS = 300;
+  /** Unreachable after about 5 s of silence; downed only after 30 s more of an unchanged view. */
+  private static final String SLOW_DOWNING = """
+      pekko.cluster.failure-detector.acceptable-heartbeat-pause = 4s
+      pekko.cluster.split-brain-resolver.stable-after = 30s
+      shardkit.sharding.state-store-mode = memory # TEMP
+      """;
+
+  private final List<NodeProcess> nodes = new ArrayList<>();
+
+  @AfterEach
+  void killNodes() throws InterruptedException {
+    for (NodeProcess node : nodes) {
+      node.process.destroyForcibly();
+    }
+    for (NodeProcess node : nodes) {
+      node.process.waitFor(20, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  @Timeout(value = 400, unit = TimeUnit.SECONDS)
+  void messagesForAnUnreachableNodeAreHeldAndDeliveredWhenItIsBack() throws Exception {
+    int[] ports = NodeProcess.freePorts(NODES);
+    for (int i = 0; i < NODES; i++) {
+      String name = "node" + (i + 1);
+      nodes.add(NodeProcess.start(name, FailoverNode.class, List.of(Integer.toString(ports[i]),
+          Integer.toString(ports[0]), name, Integer.toString(NODES), Integer.toString(ENTITIES),
+          Integer.toString(NODE_DEADLINE_SECONDS), SLOW_DOWNING)));
+    }
+    for (NodeProcess node : nodes) {
+      node.await("FORMED", 240);
+    }
+    for (NodeProcess node : nodes) {
+      node.command("TRAFFIC");
+    }
+    for (NodeProcess node : nodes) {
+      node.await("STARTED", 30);
+    }
+    Thread.sleep(3_000);
+    NodeProcess frozen = nodes.get(NODES - 1);
+    signal(frozen, "STOP");
+    // Long enough to be marked unreachable (about 5 s), far from being downed (35 s).
+    Thread.sleep(10_000);
+    NodeProcess watcher = nodes.get(0);
+    watcher.command("HELD");
+    long held = Long.parseLong(watcher.await("HELD", 30).get("buffered"));
+    Thread.sleep(2_000);
+    signal(frozen, "CONT");
+    Thread.sleep(10_000);
+    for (NodeProcess node : nodes) {
+      node.command("STOP");
+    }
+    long sent = 0;
+    long lost = 0;
+    List<String> reports = new ArrayList<>();
+    for (NodeProcess node : nodes) {
+      Map<String, String> report = node.await("REPORT", 120);
+      reports.add(node.name + " " + report);
+      sent += Long.parseLong(report.get("sentSinceMark"));
+      lost += Long.parseLong(report.get("lostSinceMark"));
+      if (node != frozen) {
+        assertTrue(Integer.parseInt(report.get("unreachableAt")) >= 0,
+            node.name + " saw the frozen node unreachable: " + report);
+      }
+    }
+    System.out.println("Froze a node for 12 s: " + watcher.name + " held " + held + " messages for it; lost " + lost
+        + " of " + sent + " messages; " + reports);
+    assertTrue(held > 0, "while the node was unreachable, messages for its shards were held, not sent: " + held);
+    assertEquals(0, lost, "messages lost: " + reports);
+  }
+
+  private static void signal(NodeProcess node, String signal) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(node.process.pid())).inheritIO().start();
+    assertEquals(0, kill.waitFor(), "kill -" + signal);
+  }
+}

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -23,6 +24,14 @@ public final class ShardingSettings {
   private final Duration rebalanceInterval;
   private final Duration handOffTimeout;
   private final LeastShardAllocationStrategy leastShardAllocationStrategy;
+  private final Optional<Duration> passivationIdleTimeout;
+  private final OptionalInt activeEntityLimit;
+  private final boolean rememberEntities;
+  private final String rememberEntitiesStore;
+  private final int recoveryBatch;
+  private final Duration recoveryFrequency;
+  private final Duration entityRestartBackoff;
+  private final Duration entityRestartBackoffMax;
 
   /** The mutable twin used to build a changed copy; each {@code with…} changes one field. */
   private static final class Builder {
@@ -36,6 +45,14 @@ public final class ShardingSettings {
     Duration rebalanceInterval;
     Duration handOffTimeout;
     LeastShardAllocationStrategy leastShardAllocationStrategy;
+    Optional<Duration> passivationIdleTimeout;
+    OptionalInt activeEntityLimit;
+    boolean rememberEntities;
+    String rememberEntitiesStore;
+    int recoveryBatch;
+    Duration recoveryFrequency;
+    Duration entityRestartBackoff;
+    Duration entityRestartBackoffMax;
   }
 
   private ShardingSettings(Builder b) {
@@ -50,6 +67,18 @@ public final class ShardingSettings {
         "rebalance-interval must be positive, got " + b.rebalanceInterval);
     require(!b.handOffTimeout.isNegative() && !b.handOffTimeout.isZero(),
         "hand-off-timeout must be positive, got " + b.handOffTimeout);
+    require(b.passivationIdleTimeout.map(d -> !d.isNegative() && !d.isZero()).orElse(true),
+        "passivation.idle-timeout must be positive or off, got " + b.passivationIdleTimeout.orElse(null));
+    require(b.activeEntityLimit.orElse(1) >= 1,
+        "passivation.active-entity-limit must be at least 1 or off, got " + b.activeEntityLimit);
+    require(b.rememberEntitiesStore != null && !b.rememberEntitiesStore.isBlank(),
+        "remember-entities-store must be set");
+    require(b.recoveryBatch >= 0, "remember-entities-recovery.constant-rate.number-of-entities must be at least 1");
+    require(!b.recoveryFrequency.isNegative() && !b.recoveryFrequency.isZero(),
+        "remember-entities-recovery.constant-rate.frequency must be positive, got " + b.recoveryFrequency);
+    require(!b.entityRestartBackoff.isNegative(), "entity-restart-backoff must not be negative");
+    require(b.entityRestartBackoffMax.compareTo(b.entityRestartBackoff) >= 0,
+        "entity-restart-backoff-max must not be below entity-restart-backoff, got " + b.entityRestartBackoffMax);
     this.numberOfShards = b.numberOfShards;
     this.bufferSize = b.bufferSize;
     this.role = b.role.filter(r -> !r.isEmpty());
@@ -60,6 +89,14 @@ public final class ShardingSettings {
     this.rebalanceInterval = b.rebalanceInterval;
     this.handOffTimeout = b.handOffTimeout;
     this.leastShardAllocationStrategy = b.leastShardAllocationStrategy;
+    this.passivationIdleTimeout = b.passivationIdleTimeout;
+    this.activeEntityLimit = b.activeEntityLimit;
+    this.rememberEntities = b.rememberEntities;
+    this.rememberEntitiesStore = b.rememberEntitiesStore;
+    this.recoveryBatch = b.recoveryBatch;
+    this.recoveryFrequency = b.recoveryFrequency;
+    this.entityRestartBackoff = b.entityRestartBackoff;
+    this.entityRestartBackoffMax = b.entityRestartBackoffMax;
   }
 
   private ShardingSettings with(Consumer<Builder> change) {
@@ -74,6 +111,14 @@ public final class ShardingSettings {
     b.rebalanceInterval = rebalanceInterval;
     b.handOffTimeout = handOffTimeout;
     b.leastShardAllocationStrategy = leastShardAllocationStrategy;
+    b.passivationIdleTimeout = passivationIdleTimeout;
+    b.activeEntityLimit = activeEntityLimit;
+    b.rememberEntities = rememberEntities;
+    b.rememberEntitiesStore = rememberEntitiesStore;
+    b.recoveryBatch = recoveryBatch;
+    b.recoveryFrequency = recoveryFrequency;
+    b.entityRestartBackoff = entityRestartBackoff;
+    b.entityRestartBackoffMax = entityRestartBackoffMax;
     change.accept(b);
     return new ShardingSettings(b);
   }
@@ -111,6 +156,22 @@ public final class ShardingSettings {
       b.coordinatorSettleTimeout = c.getDuration("coordinator-settle-timeout");
       b.rebalanceInterval = c.getDuration("rebalance-interval");
       b.handOffTimeout = c.getDuration("hand-off-timeout");
+      b.passivationIdleTimeout = isOff(c, "passivation.idle-timeout") ? Optional.empty()
+          : Optional.of(c.getDuration("passivation.idle-timeout"));
+      b.activeEntityLimit = isOff(c, "passivation.active-entity-limit") ? OptionalInt.empty()
+          : OptionalInt.of(c.getInt("passivation.active-entity-limit"));
+      b.rememberEntities = c.getBoolean("remember-entities");
+      b.rememberEntitiesStore = c.getString("remember-entities-store");
+      String strategy = c.getString("remember-entities-recovery.strategy");
+      if (!strategy.equals("all") && !strategy.equals("constant")) {
+        throw new IllegalArgumentException("shardkit.sharding.remember-entities-recovery.strategy must be all or "
+            + "constant, got [" + strategy + "]");
+      }
+      int perTick = c.getInt("remember-entities-recovery.constant-rate.number-of-entities");
+      b.recoveryBatch = strategy.equals("all") ? 0 : (perTick >= 1 ? perTick : -1);
+      b.recoveryFrequency = c.getDuration("remember-entities-recovery.constant-rate.frequency");
+      b.entityRestartBackoff = c.getDuration("entity-restart-backoff");
+      b.entityRestartBackoffMax = c.getDuration("entity-restart-backoff-max");
       try {
         b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
             least.getInt("rebalance-absolute-limit"), least.getDouble("rebalance-relative-limit"));
@@ -121,6 +182,13 @@ public final class ShardingSettings {
     } catch (ConfigException e) {
       throw new IllegalArgumentException("Invalid shardkit.sharding configuration: " + e.getMessage(), e);
     }
+  }
+
+  /** A value given as {@code off} (or {@code false}) rather than a number or duration. */
+  private static boolean isOff(Config c, String path) {
+    com.typesafe.config.ConfigValue v = c.getValue(path);
+    Object raw = v.unwrapped();
+    return raw instanceof Boolean bool ? !bool : raw instanceof String str && str.equalsIgnoreCase("off");
   }
 
   /** How many shards the default extractor spreads entity ids over (default 1000). */
@@ -187,6 +255,88 @@ public final class ShardingSettings {
    */
   public LeastShardAllocationStrategy leastShardAllocationStrategy() {
     return leastShardAllocationStrategy;
+  }
+
+  /** Passivate an entity after this long without a message; empty (the default) means never. */
+  public Optional<Duration> passivationIdleTimeout() {
+    return passivationIdleTimeout;
+  }
+
+  /**
+   * At most this many live entities per region; a new one beyond it passivates the least recently
+   * used. Empty (the default) means no limit.
+   */
+  public OptionalInt activeEntityLimit() {
+    return activeEntityLimit;
+  }
+
+  /** Whether live entities are remembered and started again by themselves (default false). */
+  public boolean rememberEntities() {
+    return rememberEntities;
+  }
+
+  /** Which {@code RememberEntitiesStore} keeps the remembered entities (default {@code ddata}). */
+  public String rememberEntitiesStore() {
+    return rememberEntitiesStore;
+  }
+
+  /**
+   * How many remembered entities a starting shard starts per {@link #rememberEntitiesRecoveryFrequency};
+   * 0 (the default, strategy {@code all}) means all at once.
+   */
+  public int rememberEntitiesRecoveryBatch() {
+    return recoveryBatch;
+  }
+
+  /** With a recovery batch: how often the next batch starts (default 100ms). */
+  public Duration rememberEntitiesRecoveryFrequency() {
+    return recoveryFrequency;
+  }
+
+  /**
+   * How long an entity that stopped without passivating waits before it starts again (remembered
+   * entities), and the first back-off of one that keeps failing (default 10s).
+   */
+  public Duration entityRestartBackoff() {
+    return entityRestartBackoff;
+  }
+
+  /** The longest back-off of an entity that keeps failing right after it starts (default 2m). */
+  public Duration entityRestartBackoffMax() {
+    return entityRestartBackoffMax;
+  }
+
+  /** Passivate entities idle for this long; null turns idle passivation off. */
+  public ShardingSettings withPassivationIdleTimeout(Duration timeout) {
+    return with(b -> b.passivationIdleTimeout = Optional.ofNullable(timeout));
+  }
+
+  /** Keep at most this many live entities per region; 0 turns the limit off. */
+  public ShardingSettings withActiveEntityLimit(int limit) {
+    return with(b -> b.activeEntityLimit = limit == 0 ? OptionalInt.empty() : OptionalInt.of(limit));
+  }
+
+  public ShardingSettings withRememberEntities(boolean remember) {
+    return with(b -> b.rememberEntities = remember);
+  }
+
+  public ShardingSettings withRememberEntitiesStore(String mode) {
+    return with(b -> b.rememberEntitiesStore = mode);
+  }
+
+  /** Start remembered entities {@code batch} at a time every {@code frequency}; batch 0 means all at once. */
+  public ShardingSettings withRememberEntitiesRecovery(int batch, Duration frequency) {
+    return with(b -> {
+      b.recoveryBatch = batch;
+      b.recoveryFrequency = frequency;
+    });
+  }
+
+  public ShardingSettings withEntityRestartBackoff(Duration backoff, Duration max) {
+    return with(b -> {
+      b.entityRestartBackoff = backoff;
+      b.entityRestartBackoffMax = max;
+    });
   }
 
   public ShardingSettings withNumberOfShards(int n) {

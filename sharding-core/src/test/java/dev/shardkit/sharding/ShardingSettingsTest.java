@@ -228,4 +228,46 @@ class ShardingSettingsTest {
     assertEquals(Duration.ofSeconds(2), base.withHandOffTimeout(Duration.ofSeconds(7)).rebalanceInterval());
     assertEquals(Duration.ofSeconds(60), base.withRebalanceInterval(Duration.ofSeconds(4)).handOffTimeout());
   }
+
+  @Test
+  void lifecycleDefaultsAreOff() {
+    ShardingSettings s = defaults();
+    assertEquals(Optional.empty(), s.passivationIdleTimeout());
+    assertEquals(java.util.OptionalInt.empty(), s.activeEntityLimit());
+    assertEquals(false, s.rememberEntities());
+    assertEquals("ddata", s.rememberEntitiesStore());
+    assertEquals(0, s.rememberEntitiesRecoveryBatch());
+    assertEquals(Duration.ofSeconds(10), s.entityRestartBackoff());
+    assertEquals(Duration.ofMinutes(2), s.entityRestartBackoffMax());
+  }
+
+  @Test
+  void lifecycleValuesAreRead() {
+    ShardingSettings s = withOverride("passivation { idle-timeout = 30s, active-entity-limit = 500 }, "
+        + "remember-entities = on, remember-entities-store = persistence, "
+        + "remember-entities-recovery { strategy = constant, constant-rate { frequency = 50ms, number-of-entities = 7 } }, "
+        + "entity-restart-backoff = 1s, entity-restart-backoff-max = 4s");
+    assertEquals(Optional.of(Duration.ofSeconds(30)), s.passivationIdleTimeout());
+    assertEquals(java.util.OptionalInt.of(500), s.activeEntityLimit());
+    assertTrue(s.rememberEntities());
+    assertEquals("persistence", s.rememberEntitiesStore());
+    assertEquals(7, s.rememberEntitiesRecoveryBatch());
+    assertEquals(Duration.ofMillis(50), s.rememberEntitiesRecoveryFrequency());
+    assertEquals(Duration.ofSeconds(1), s.entityRestartBackoff());
+    assertEquals(Duration.ofSeconds(4), s.entityRestartBackoffMax());
+    ShardingSettings changed = s.withPassivationIdleTimeout(null).withActiveEntityLimit(0).withRememberEntities(false);
+    assertEquals(Optional.empty(), changed.passivationIdleTimeout());
+    assertEquals(java.util.OptionalInt.empty(), changed.activeEntityLimit());
+    assertEquals(false, changed.rememberEntities());
+  }
+
+  @Test
+  void badLifecycleValuesAreRejectedByName() {
+    assertRejected("passivation.idle-timeout = 0s", "passivation.idle-timeout");
+    assertRejected("passivation.active-entity-limit = 0", "passivation.active-entity-limit");
+    assertRejected("remember-entities-recovery.strategy = some", "remember-entities-recovery.strategy");
+    assertRejected("remember-entities-recovery { strategy = constant, constant-rate.number-of-entities = 0 }",
+        "number-of-entities");
+    assertRejected("entity-restart-backoff = 5s, entity-restart-backoff-max = 1s", "entity-restart-backoff-max");
+  }
 }

@@ -76,4 +76,17 @@ class StateStoresTest {
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> StateStores.provider(wrong, "odd"));
     assertTrue(e.getMessage().contains("java.lang.StringBuilder"), e.getMessage());
   }
+
+  @Test
+  void rememberEntitiesStoresAreFoundTheSameWay() {
+    IllegalStateException missing = assertThrows(IllegalStateException.class,
+        () -> StateStores.rememberEntitiesProvider(sharding(), "ddata"));
+    assertTrue(missing.getMessage().contains("remember-entities-store = ddata"), missing.getMessage());
+    assertTrue(missing.getMessage().contains("dev.shardkit:sharding-ddata"), missing.getMessage());
+    Config wrong = sharding("remember-entities-store-providers.odd = \""
+        + InMemoryCoordinatorStateStore.Provider.class.getName() + "\"");
+    IllegalStateException notOne = assertThrows(IllegalStateException.class,
+        () -> StateStores.rememberEntitiesProvider(wrong, "odd"));
+    assertTrue(notOne.getMessage().contains("RememberEntitiesStoreProvider"), notOne.getMessage());
+  }
 }

@@ -29,7 +29,6 @@ class CrashFailoverTest {
   private static final String FAST_DOWNING = """
       pekko.cluster.failure-detector.acceptable-heartbeat-pause = 5s
       pekko.cluster.split-brain-resolver.stable-after = 5s
-      shardkit.sharding.state-store-mode = memory # TEMP
       """;
 
   private final List<NodeProcess> nodes = new ArrayList<>();

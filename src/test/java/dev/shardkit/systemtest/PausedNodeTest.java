@@ -26,7 +26,6 @@ class PausedNodeTest {
   private static final String SLOW_DOWNING = """
       pekko.cluster.failure-detector.acceptable-heartbeat-pause = 4s
       pekko.cluster.split-brain-resolver.stable-after = 30s
-      shardkit.sharding.state-store-mode = memory # TEMP
       """;
 
   private final List<NodeProcess> nodes = new ArrayList<>();

@@ -154,10 +154,14 @@ public final class ClusterSharding implements Extension {
       requireSameClass(existing, typeKey);
       return existing.handle().region().unsafeUpcast();
     }
-    if (createBehavior.isPresent()) {
-      CoordinatorStateStoreProvider provider = StateStores.provider(
-          system.settings().config().getConfig("shardkit.sharding"), settings.stateStoreMode());
+    CoordinatorStateStoreProvider provider = StateStores.provider(
+        system.settings().config().getConfig("shardkit.sharding"), settings.stateStoreMode());
+    // Proxies on members of the role too: a store's replicas count every member of the role.
+    if (createBehavior.isPresent() || settings.role().map(org.apache.pekko.cluster.Cluster.get(classic)
+        .selfRoles()::contains).orElse(true)) {
       provider.startOnNode(system, name, settings);
+    }
+    if (createBehavior.isPresent()) {
       startCoordinator(name, settings, strategy.orElseGet(settings::leastShardAllocationStrategy), provider);
     }
     ActorRef<Object> coordinator = Adapter.toTyped(classic.systemActorOf(

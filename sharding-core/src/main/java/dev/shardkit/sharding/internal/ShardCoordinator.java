@@ -681,12 +681,18 @@ public final class ShardCoordinator {
       ranks.put(byAge.get(i).address(), i);
     }
     Map<ActorRef<Object>, RegionInfo> infos = new LinkedHashMap<>();
+    Map<ActorRef<Object>, RegionInfo> leaving = new LinkedHashMap<>();
     for (ActorRef<Object> region : view.regions().keySet()) {
       if (!shuttingDown.contains(region)) {
-        infos.put(region, info(region, members, ranks));
+        Member member = members.get(addressOf(region));
+        boolean up = member != null
+            && (member.status() == MemberStatus.up() || member.status() == MemberStatus.weaklyUp());
+        // A region whose node is leaving, or already gone but not yet reported terminated (a
+        // coordinator that just loaded its state), would take a shard only to lose it.
+        (up ? infos : leaving).put(region, info(region, members, ranks));
       }
     }
-    return infos;
+    return infos.isEmpty() ? leaving : infos;
   }
 
   private RegionInfo info(ActorRef<Object> region, Map<Address, Member> members, Map<Address, Integer> ranks) {

@@ -20,10 +20,10 @@ public interface CoordinatorStateStoreProvider {
   CoordinatorStateStore create(ActorSystem<?> system, String typeName, ShardingSettings settings);
 
   /**
-   * Called on every node where a region of the type starts (not on proxy-only nodes), before
-   * the region registers; {@link #create} is called only on the coordinator's node. A store that
-   * needs a presence on every hosting node — a replica of the state — starts it here. The
-   * default does nothing.
+   * Called on every node where a region or a proxy of the type starts, before it registers;
+   * {@link #create} is called only on the coordinator's node. A store that needs a presence on
+   * every member of the type's role — a replica of the state — starts it here. The default does
+   * nothing.
    *
    * @throws RuntimeException to make {@code ClusterSharding.start} fail with that error
    */

@@ -1,16 +1,15 @@
 /**
- * Sharding state in Pekko Distributed Data — <strong>not implemented yet</strong>; this module is
- * a placeholder so that its coordinates are fixed.
+ * The coordinator's state in Pekko Distributed Data: {@code shardkit.sharding.state-store-mode =
+ * ddata}, the default mode. {@link dev.shardkit.sharding.ddata.DDataCoordinatorStateStoreProvider}
+ * is the provider this module registers under {@code shardkit.sharding.state-store-providers} in
+ * its {@code reference.conf}; {@link dev.shardkit.sharding.ddata.DDataSettings} reads
+ * {@code shardkit.sharding.ddata}.
  *
- * <p>What will live here: a {@code CoordinatorStateStore} that keeps the coordinator's state as a
- * replicated data type (written and read with majority consistency, so that a new coordinator on
- * another node starts from it), and a {@code RememberEntitiesStore} that records which entities are
- * alive, optionally backed by durable storage on each node. Applications will select them with
- * {@code shardkit.sharding.state-store-mode = ddata}; this module will then register its provider
- * under {@code shardkit.sharding.state-store-providers} in its own {@code reference.conf}.
- *
- * <p>Today the module contains no store and registers no provider, so selecting {@code ddata}
- * fails at {@code ClusterSharding.start} with an error that names this artifact. Use the default
- * {@code memory} mode of sharding-core meanwhile.
+ * <p>Each entity type's state is one replicated record, kept in memory by shardkit's own
+ * replicator on every node that hosts the type (one replicator per cluster role). Writes and reads
+ * go to a majority of those nodes, at least {@code majority-min-cap} of them, so a coordinator
+ * that moves to another node loads what its predecessor stored. Nothing is kept on disk: after a
+ * whole-cluster restart regions register afresh and report the shards they host. The store and
+ * its replicated data type live in {@code dev.shardkit.sharding.ddata.internal}.
  */
 package dev.shardkit.sharding.ddata;

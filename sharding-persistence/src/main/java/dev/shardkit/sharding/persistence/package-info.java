@@ -1,17 +1,23 @@
 /**
- * Durable sharding state on Pekko Persistence — <strong>not implemented yet</strong>; this module
- * is a placeholder so that its coordinates are fixed.
+ * The event-sourced coordinator state store: {@code shardkit.sharding.state-store-mode =
+ * persistence}.
  *
- * <p>What will live here: an event-sourced {@code CoordinatorStateStore} (the coordinator's
- * events — region registered, shard home allocated, and so on — written to a Pekko Persistence
- * journal, with snapshots) and a {@code RememberEntitiesStore} that records which entities are
- * alive so that they are restarted after a rebalance or a crash. Applications will select them
- * with {@code shardkit.sharding.state-store-mode = persistence}; this module will then register
- * its provider under {@code shardkit.sharding.state-store-providers} in its own
- * {@code reference.conf}.
+ * <p>With this module on the classpath and the mode selected, each entity type's coordinator
+ * keeps its state — which regions and proxies are registered, and which region is home to each
+ * shard — as events in a Pekko Persistence journal, with a snapshot of the whole state every
+ * {@code snapshot-after} events and older events and snapshots deleted. A coordinator that starts
+ * on another node (after a leave or a crash) recovers that state first, so no shard is given a
+ * second home. Out of the box the journal is pekko-persistence-jdbc on an H2 file in
+ * {@code ./shardkit-data} (no server needed); production clusters point it at PostgreSQL. While
+ * the database is away, shards whose home is known keep working, and the coordinator retries
+ * what it needs to store until the database is back.
  *
- * <p>Today the module contains no store and registers no provider, so selecting
- * {@code persistence} fails at {@code ClusterSharding.start} with an error that names this
- * artifact. Use the default {@code memory} mode of sharding-core meanwhile.
+ * <p>What lives here: {@link dev.shardkit.sharding.persistence.PersistenceCoordinatorStateStoreProvider}
+ * (registered in this module's {@code reference.conf}; applications only select the mode),
+ * {@link dev.shardkit.sharding.persistence.ShardingPersistenceIds} (the persistence ids the data is
+ * stored under), and {@link dev.shardkit.sharding.persistence.RemoveShardingData}, a command-line
+ * tool that deletes that data for named entity types when a stopped cluster cannot start on it.
+ * The store itself is in the {@code internal} subpackage. Settings are under
+ * {@code shardkit.sharding.persistence}; see {@code docs/state-stores.md}.
  */
 package dev.shardkit.sharding.persistence;

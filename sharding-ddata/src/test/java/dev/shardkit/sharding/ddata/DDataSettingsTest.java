@@ -1,0 +1,103 @@
+package dev.shardkit.sharding.ddata;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.shardkit.sharding.ClusterSharding;
+import dev.shardkit.sharding.Entity;
+import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.internal.StateStores;
+import dev.shardkit.sharding.testkit.TestCluster;
+import java.time.Duration;
+import java.util.List;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.ddata.ReplicatorSettings;
+import org.junit.jupiter.api.Test;
+
+class DDataSettingsTest {
+  private static final Config DEFAULTS = ConfigFactory.load().getConfig("shardkit.sharding.ddata");
+
+  private static DDataSettings with(String overrides) {
+    return DDataSettings.fromConfig(ConfigFactory.parseString(overrides).withFallback(DEFAULTS));
+  }
+
+  private static void assertRejected(String overrides, String... expectedInMessage) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> with(overrides));
+    for (String part : expectedInMessage) {
+      assertTrue(e.getMessage().contains(part), "message [" + e.getMessage() + "] should contain [" + part + "]");
+    }
+  }
+
+  @Test
+  void defaultsAreProductionValues() {
+    DDataSettings s = DDataSettings.fromConfig(DEFAULTS);
+    assertEquals(5, s.majorityMinCap());
+    assertEquals(Duration.ofSeconds(5), s.writeTimeout());
+    assertEquals(Duration.ofSeconds(5), s.readTimeout());
+    assertEquals(3, s.readRetries());
+    // The replicator section starts from Pekko's distributed-data defaults, with no durable keys.
+    ReplicatorSettings replicator = ReplicatorSettings.apply(s.replicatorConfig());
+    assertTrue(replicator.durableKeys().isEmpty());
+    assertEquals(Duration.ofSeconds(2).toMillis(), replicator.gossipInterval().toMillis());
+  }
+
+  @Test
+  void theModuleRegistersTheDdataMode() {
+    assertTrue(StateStores.provider(ConfigFactory.load().getConfig("shardkit.sharding"), "ddata")
+        instanceof DDataCoordinatorStateStoreProvider);
+    assertEquals("ddata", ConfigFactory.load().getString("shardkit.sharding.state-store-mode"));
+  }
+
+  @Test
+  void overridesAreRead() {
+    DDataSettings s = with("majority-min-cap = 2, write-timeout = 700ms, read-timeout = 3s, read-retries = 0");
+    assertEquals(2, s.majorityMinCap());
+    assertEquals(Duration.ofMillis(700), s.writeTimeout());
+    assertEquals(Duration.ofSeconds(3), s.readTimeout());
+    assertEquals(0, s.readRetries());
+  }
+
+  @Test
+  void outOfRangeValuesAreRejectedNamingTheKey() {
+    assertRejected("majority-min-cap = 0", "shardkit.sharding.ddata.majority-min-cap", "at least 1", "0");
+    assertRejected("write-timeout = 0s", "shardkit.sharding.ddata.write-timeout", "positive");
+    assertRejected("read-timeout = -1s", "shardkit.sharding.ddata.read-timeout", "positive");
+    assertRejected("read-retries = -1", "shardkit.sharding.ddata.read-retries", "negative");
+  }
+
+  @Test
+  void malformedValuesAreRejectedNamingTheKey() {
+    assertRejected("majority-min-cap = many", "shardkit.sharding.ddata", "majority-min-cap");
+    assertRejected("write-timeout = soon", "shardkit.sharding.ddata", "write-timeout");
+  }
+
+  @Test
+  void aBadSettingFailsClusterShardingStartNamingTheKey() {
+    try (TestCluster cluster = new TestCluster("BadDData")) {
+      ActorSystem<Void> system = cluster.add("""
+          shardkit.sharding.state-store-mode = ddata
+          shardkit.sharding.ddata.majority-min-cap = 0
+          """);
+      EntityTypeKey<String> key = EntityTypeKey.create(String.class, "Bad");
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> ClusterSharding.get(system).start(Entity.of(key, ctx -> Behaviors.empty())));
+      assertTrue(e.getMessage().contains("shardkit.sharding.ddata.majority-min-cap"), e.getMessage());
+    }
+  }
+
+  @Test
+  void durableKeysMustNotCoverTheCoordinatorState() {
+    for (String key : List.of("*", "shardkit-*", "shardkit-coordinator-*", "shardkit-coordinator-Counter*",
+        "shardkit-coordinator-Counter")) {
+      assertRejected("replicator.durable.keys = [\"" + key + "\"]", "shardkit.sharding.ddata.replicator.durable.keys",
+          "[" + key + "]", "shardkit-coordinator-");
+    }
+    // Keys of other data may be durable (the remember-entities store will use this).
+    DDataSettings s = with("replicator.durable.keys = [\"shardkit-remember-*\", \"other\"]");
+    assertEquals(List.of("shardkit-remember-*", "other"), s.replicatorConfig().getStringList("durable.keys"));
+  }
+}

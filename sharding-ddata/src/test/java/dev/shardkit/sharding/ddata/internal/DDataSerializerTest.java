@@ -1,0 +1,202 @@
+package dev.shardkit.sharding.ddata.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord.Version;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
+import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.NotSerializableException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class DDataSerializerTest {
+  private static ActorTestKit testKit;
+  private static DDataSerializer serializer;
+  private static ActorRef<Object> r1;
+  private static ActorRef<Object> r2;
+  private static ActorRef<Object> p1;
+  private static ActorRef<Object> p2;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create();
+    Serializer found = SerializationExtension.get(Adapter.toClassic(testKit.system()))
+        .findSerializerFor(new CoordinatorStateRecord(new Version(1, 0, "w"), Version.NONE, CoordinatorState.empty()));
+    // The binding in reference.conf picks this serializer.
+    serializer = assertInstanceOf(DDataSerializer.class, found);
+    r1 = testKit.createTestProbe(Object.class).ref().unsafeUpcast();
+    r2 = testKit.createTestProbe(Object.class).ref().unsafeUpcast();
+    p1 = testKit.createTestProbe(Object.class).ref().unsafeUpcast();
+    p2 = testKit.createTestProbe(Object.class).ref().unsafeUpcast();
+  }
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private static CoordinatorStateRecord sample() {
+    CoordinatorState s = CoordinatorState.empty()
+        .applied(new RegionRegistered(r2))
+        .applied(new RegionRegistered(r1))
+        .applied(new ProxyRegistered(p1))
+        .applied(new ProxyRegistered(p2))
+        // Unusual ids must come back exactly: non-ASCII, an unpaired surrogate, an empty id.
+        .applied(new ShardHomeAllocated("42", r1))
+        .applied(new ShardHomeAllocated("ünïcødé-\uD83D\uDE00", r2))
+        .applied(new ShardHomeAllocated("lone-\uD800", r1))
+        .applied(new ShardHomeAllocated("", r2))
+        .applied(new ShardHomeAllocated("7", r1));
+    return new CoordinatorStateRecord(new Version(3, 17, "pekko://Sys@10.0.0.1:2552#123/4"),
+        new Version(3, 16, "pekko://Sys@10.0.0.1:2552#123/4"), s);
+  }
+
+  private static CoordinatorStateRecord roundTrip(CoordinatorStateRecord record) throws NotSerializableException {
+    byte[] bytes = serializer.toBinary(record);
+    return (CoordinatorStateRecord) serializer.fromBinary(bytes, serializer.manifest(record));
+  }
+
+  @Test
+  void identifierAndManifest() {
+    assertEquals(7242, serializer.identifier());
+    assertEquals("C", serializer.manifest(sample()));
+  }
+
+  @Test
+  void aRecordRoundTripsWithOrderAndRefsIntact() throws Exception {
+    CoordinatorStateRecord record = sample();
+    CoordinatorStateRecord back = roundTrip(record);
+    assertEquals(record, back);
+    assertEquals(record.version(), back.version());
+    assertEquals(record.basis(), back.basis());
+    // Registration order of regions and allocation order of shards survive.
+    assertEquals(List.copyOf(record.state().regions().keySet()), List.copyOf(back.state().regions().keySet()));
+    assertEquals(record.state().regions().get(r1), back.state().regions().get(r1));
+    assertEquals(List.of("42", "lone-\uD800", "7"), back.state().regions().get(r1));
+    assertEquals(record.state().shards(), back.state().shards());
+    assertEquals(record.state().proxies(), back.state().proxies());
+  }
+
+  @Test
+  void anEmptyStateRoundTrips() throws Exception {
+    CoordinatorStateRecord empty = CoordinatorStateRecord.takeOver(Optional.empty(), 0, "w");
+    CoordinatorStateRecord back = roundTrip(empty);
+    assertEquals(empty, back);
+    assertEquals(Version.NONE, back.basis());
+  }
+
+  @Test
+  void equalRecordsGiveEqualBytes() {
+    // Replicators compare digests of the bytes; proxies live in a set, whose order must not leak.
+    CoordinatorState a = CoordinatorState.empty().applied(new ProxyRegistered(p1)).applied(new ProxyRegistered(p2));
+    CoordinatorState b = CoordinatorState.empty().applied(new ProxyRegistered(p2)).applied(new ProxyRegistered(p1));
+    Version v = new Version(1, 1, "w");
+    assertArrayEquals(serializer.toBinary(new CoordinatorStateRecord(v, Version.NONE, a)),
+        serializer.toBinary(new CoordinatorStateRecord(v, Version.NONE, b)));
+  }
+
+  @Test
+  void anUnknownManifestIsAClearError() {
+    NotSerializableException e = assertThrows(NotSerializableException.class,
+        () -> serializer.fromBinary(serializer.toBinary(sample()), "X"));
+    assertTrue(e.getMessage().contains("does not know the manifest [X]"), e.getMessage());
+    assertTrue(e.getMessage().contains("7242"), e.getMessage());
+  }
+
+  @Test
+  void somethingElseCannotBeSerialized() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> serializer.toBinary("text"));
+    assertTrue(e.getMessage().contains("java.lang.String"), e.getMessage());
+  }
+
+  @Test
+  void truncatedBytesAreAClearError() {
+    byte[] bytes = serializer.toBinary(sample());
+    for (int length : new int[] {0, 1, 9, 30, bytes.length / 2, bytes.length - 1}) {
+      NotSerializableException e = assertThrows(NotSerializableException.class,
+          () -> serializer.fromBinary(Arrays.copyOf(bytes, length), "C"), "cut at " + length);
+      assertTrue(e.getMessage().contains("truncated or corrupt"), e.getMessage());
+    }
+  }
+
+  @Test
+  void anUnknownFormatIsAClearError() {
+    byte[] bytes = serializer.toBinary(sample());
+    bytes[0] = 9;
+    NotSerializableException e = assertThrows(NotSerializableException.class, () -> serializer.fromBinary(bytes, "C"));
+    assertTrue(e.getMessage().contains("format 9"), e.getMessage());
+  }
+
+  @Test
+  void aCorruptCountIsAClearErrorAndAllocatesNothingHuge() throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.writeByte(1);
+    for (int i = 0; i < 2; i++) {
+      out.writeLong(1);
+      out.writeLong(0);
+      out.writeUTF("w");
+    }
+    out.writeInt(Integer.MAX_VALUE);
+    NotSerializableException e = assertThrows(NotSerializableException.class,
+        () -> serializer.fromBinary(bytes.toByteArray(), "C"));
+    assertTrue(e.getMessage().contains("a count of 2147483647 regions"), e.getMessage());
+  }
+
+  @Test
+  void aStateThatBreaksItsInvariantsIsAClearError() throws IOException {
+    // One shard listed under two regions: a shard never has two homes.
+    ActorRefResolver resolver = ActorRefResolver.get(testKit.system());
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.writeByte(1);
+    for (int i = 0; i < 2; i++) {
+      out.writeLong(1);
+      out.writeLong(0);
+      out.writeUTF("w");
+    }
+    out.writeInt(2);
+    for (ActorRef<Object> region : List.of(r1, r2)) {
+      out.writeUTF(resolver.toSerializationFormat(region));
+      out.writeInt(1);
+      out.writeUTF("s1");
+    }
+    out.writeInt(0);
+    NotSerializableException e = assertThrows(NotSerializableException.class,
+        () -> serializer.fromBinary(bytes.toByteArray(), "C"));
+    assertTrue(e.getMessage().contains("truncated or corrupt"), e.getMessage());
+    assertTrue(e.getMessage().contains("already has a home"), e.getMessage());
+  }
+
+  @Test
+  void aNegativeTermIsAClearError() throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.writeByte(1);
+    out.writeLong(-5);
+    out.writeLong(0);
+    out.writeUTF("w");
+    NotSerializableException e = assertThrows(NotSerializableException.class,
+        () -> serializer.fromBinary(bytes.toByteArray(), "C"));
+    assertTrue(e.getMessage().contains("term -5"), e.getMessage());
+  }
+}

@@ -1,0 +1,172 @@
+package dev.shardkit.sharding.persistence.internal;
+
+import dev.shardkit.sharding.spi.CoordinatorEvent;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import java.time.Duration;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.persistence.typed.DeleteEventsFailed;
+import org.apache.pekko.persistence.typed.DeleteSnapshotsFailed;
+import org.apache.pekko.persistence.typed.EventAdapter;
+import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.SnapshotAdapter;
+import org.apache.pekko.persistence.typed.SnapshotFailed;
+import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
+import org.apache.pekko.persistence.typed.javadsl.Effect;
+import org.apache.pekko.persistence.typed.javadsl.EventHandler;
+import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
+import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
+import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
+
+/**
+ * One entity type's coordinator state, event-sourced: the events the coordinator stores, with a
+ * snapshot of the whole state every {@code snapshot-after} events and older events and snapshots
+ * deleted. Its state mirrors the coordinator's, which lets it recognise an event it already has
+ * (written, confirmation lost, written again) and acknowledge it without a second write.
+ *
+ * <p>It stops at the first journal failure (a write or recovery that failed), without retrying:
+ * {@link CoordinatorStoreActor} fails the waiting requests with the cause and starts a new one on
+ * the next request, which the coordinator sends with its own backoff.
+ */
+final class CoordinatorJournal extends EventSourcedBehavior<CoordinatorJournal.Command, CoordinatorEvent,
+    CoordinatorState> {
+
+  /** Requests from {@link CoordinatorStoreActor}; each is answered with an {@link Answer} of its id. */
+  sealed interface Command extends NoSerializationVerificationNeeded {}
+
+  /** Asks for the state; answered once recovery is complete. */
+  record GetState(long id, ActorRef<Answer> replyTo) implements Command {}
+
+  /** Asks to store {@code event}, after which the coordinator's state is {@code stateAfter}. */
+  record Persist(long id, CoordinatorEvent event, CoordinatorState stateAfter, ActorRef<Answer> replyTo)
+      implements Command {}
+
+  /** A {@link CoordinatorState} or {@link Done} when {@code failure} is null. */
+  record Answer(long id, Object value, Throwable failure) implements NoSerializationVerificationNeeded {}
+
+  private final ActorContext<Command> context;
+  private final String typeName;
+  private final PersistenceStoreSettings settings;
+  private final StoredForm form;
+
+  private CoordinatorJournal(ActorContext<Command> context, String persistenceId, String typeName,
+      PersistenceStoreSettings settings) {
+    // A backoff that allows no restart fails the actor at once, without Pekko's own error log:
+    // the parent reports the failure, and the coordinator's retry starts a new journal.
+    super(PersistenceId.ofUniqueId(persistenceId), SupervisorStrategy
+        .restartWithBackoff(Duration.ofMillis(100), Duration.ofSeconds(1), 0.0)
+        .withMaxRestarts(0)
+        .withLoggingEnabled(false));
+    this.context = context;
+    this.typeName = typeName;
+    this.settings = settings;
+    this.form = new StoredForm(context.getSystem());
+  }
+
+  static Behavior<Command> create(String persistenceId, String typeName, PersistenceStoreSettings settings) {
+    return Behaviors.setup(ctx -> new CoordinatorJournal(ctx, persistenceId, typeName, settings));
+  }
+
+  @Override
+  public CoordinatorState emptyState() {
+    return CoordinatorState.empty();
+  }
+
+  @Override
+  public String journalPluginId() {
+    return settings.journalPluginId();
+  }
+
+  @Override
+  public String snapshotPluginId() {
+    return settings.snapshotPluginId();
+  }
+
+  @Override
+  public RetentionCriteria retentionCriteria() {
+    return RetentionCriteria.snapshotEvery(settings.snapshotAfter(), settings.keepNrOfBatches())
+        .withDeleteEventsOnSnapshot();
+  }
+
+  @Override
+  public EventAdapter<CoordinatorEvent, ?> eventAdapter() {
+    return form.eventAdapter();
+  }
+
+  @Override
+  public SnapshotAdapter<CoordinatorState> snapshotAdapter() {
+    return form.snapshotAdapter();
+  }
+
+  @Override
+  public CommandHandler<Command, CoordinatorEvent, CoordinatorState> commandHandler() {
+    return newCommandHandlerBuilder().forAnyState()
+        .onCommand(GetState.class, (state, get) -> Effect().none()
+            .thenRun(s -> get.replyTo().tell(new Answer(get.id(), s, null))))
+        .onCommand(Persist.class, this::onPersist)
+        .build();
+  }
+
+  private Effect<CoordinatorEvent, CoordinatorState> onPersist(CoordinatorState state, Persist p) {
+    EventFit fit = EventFit.of(state, p.event());
+    if (fit instanceof EventFit.Applies applies && applies.after().equals(p.stateAfter())) {
+      return Effect().persist(p.event()).thenRun(s -> p.replyTo().tell(new Answer(p.id(), Done.getInstance(), null)));
+    }
+    if (fit instanceof EventFit.AlreadyReflected && state.equals(p.stateAfter())) {
+      context.getLog().debug("Coordinator state of [{}] already holds {} (an earlier write whose confirmation was "
+          + "lost); not writing it again", typeName, p.event());
+      return Effect().none().thenRun(s -> p.replyTo().tell(new Answer(p.id(), Done.getInstance(), null)));
+    }
+    // Only a request that the coordinator gave up on (timed out) and has since moved past gets
+    // here; nothing is written, and the coordinator no longer waits for this answer.
+    String why = fit instanceof EventFit.Conflicts c ? c.reason() : "the stored state is not the one it follows";
+    IllegalStateException refused = new IllegalStateException("Not storing " + p.event() + " for entity type ["
+        + typeName + "]: it does not follow the stored state " + state + " (" + why + ")");
+    return Effect().none().thenRun(s -> p.replyTo().tell(new Answer(p.id(), null, refused)));
+  }
+
+  @Override
+  public EventHandler<CoordinatorState, CoordinatorEvent> eventHandler() {
+    return newEventHandlerBuilder().forAnyState().onAnyEvent(this::onEvent);
+  }
+
+  private CoordinatorState onEvent(CoordinatorState state, CoordinatorEvent event) {
+    EventFit fit = EventFit.of(state, event);
+    if (fit instanceof EventFit.Applies applies) {
+      return applies.after();
+    }
+    long seqNr = lastSequenceNumber(context);
+    if (fit instanceof EventFit.AlreadyReflected) {
+      context.getLog().warn("Coordinator state of [{}]: skipping stored event #{} {}: the state already reflects "
+          + "it (it was written twice, after a write whose confirmation was lost)", typeName, seqNr, event);
+      return state;
+    }
+    throw new IllegalStateException("Stored coordinator event #" + seqNr + " " + event + " of entity type ["
+        + typeName + "] does not fit the state before it (" + ((EventFit.Conflicts) fit).reason() + "): the "
+        + "stored data is inconsistent. With the whole cluster stopped, "
+        + "dev.shardkit.sharding.persistence.RemoveShardingData deletes it");
+  }
+
+  @Override
+  public SignalHandler<CoordinatorState> signalHandler() {
+    return newSignalHandlerBuilder()
+        .onSignal(RecoveryCompleted.instance(), state -> context.getLog().debug(
+            "Coordinator state of [{}] recovered up to event #{}: {}", typeName, lastSequenceNumber(context), state))
+        .onSignal(SnapshotFailed.class, (state, f) -> context.getLog().warn(
+            "Coordinator state of [{}]: could not write a snapshot ({}); the events stay, recovery replays more of "
+                + "them", typeName, f.getFailure().toString()))
+        .onSignal(DeleteEventsFailed.class, (state, f) -> context.getLog().warn(
+            "Coordinator state of [{}]: could not delete events before #{} ({}); they are deleted after a later "
+                + "snapshot", typeName, f.getToSequenceNr(), f.getFailure().toString()))
+        .onSignal(DeleteSnapshotsFailed.class, (state, f) -> context.getLog().warn(
+            "Coordinator state of [{}]: could not delete old snapshots ({}); they are deleted after a later snapshot",
+            typeName, f.getFailure().toString()))
+        .build();
+  }
+}

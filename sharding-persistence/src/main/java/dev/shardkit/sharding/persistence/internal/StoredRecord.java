@@ -1,0 +1,8 @@
+package dev.shardkit.sharding.persistence.internal;
+
+/**
+ * What the store writes to the journal and the snapshot store: {@link StoredEvent} and
+ * {@link StoredSnapshot}. Bound to Pekko's {@code jackson-json} serializer in this module's
+ * {@code reference.conf}; {@link StoredRecordVersion} puts the schema version in the manifest.
+ */
+public interface StoredRecord {}

@@ -1,0 +1,50 @@
+package dev.shardkit.sharding.persistence.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.apache.pekko.serialization.jackson.JacksonMigration;
+
+/**
+ * The schema version of {@link StoredEvent} and {@link StoredSnapshot}: Pekko's Jackson serializer
+ * writes it into each record's manifest ({@code ...StoredEvent#1}). A later version that changes
+ * the stored form raises {@link #CURRENT} and migrates older records here. A record written by a
+ * newer version is refused with an error that says so, rather than read wrongly.
+ */
+public final class StoredRecordVersion extends JacksonMigration {
+  /** The version this code writes. 1 is the first; there is nothing older to migrate. */
+  public static final int CURRENT = 1;
+
+  @Override
+  public int currentVersion() {
+    return CURRENT;
+  }
+
+  /**
+   * Every newer version reaches {@link #transformClassName}, which refuses it with a clear
+   * message instead of the serializer's generic one.
+   */
+  @Override
+  public int supportedForwardVersion() {
+    return Integer.MAX_VALUE;
+  }
+
+  @Override
+  public String transformClassName(int fromVersion, String className) {
+    requireKnown(fromVersion, className);
+    return className;
+  }
+
+  @Override
+  public JsonNode transform(int fromVersion, JsonNode json) {
+    requireKnown(fromVersion, "a shardkit coordinator record");
+    return json;
+  }
+
+  private static void requireKnown(int fromVersion, String className) {
+    if (fromVersion > CURRENT) {
+      throw new IllegalStateException("Stored record " + className + " has schema version " + fromVersion
+          + ", but this shardkit reads versions up to " + CURRENT + ": it was written by a newer shardkit. "
+          + "Run that version, or delete the stored coordinator data with "
+          + "dev.shardkit.sharding.persistence.RemoveShardingData while the whole cluster is stopped");
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package dev.shardkit.sharding.persistence;
+
+import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.await;
+import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.storeAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.ClusterSharding;
+import dev.shardkit.sharding.Entity;
+import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
+import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testkit.Recorder;
+import dev.shardkit.sharding.testkit.Recorder.Command;
+import dev.shardkit.sharding.testkit.Recorder.Msg;
+import dev.shardkit.sharding.testkit.Recorder.Report;
+import dev.shardkit.sharding.testkit.TestCluster;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The default database, an H2 file: no server and no setup beyond choosing the mode. Only the
+ * file's place is moved (to a temporary directory), the rest is {@code reference.conf}.
+ */
+class H2DefaultStoreTest {
+  @TempDir
+  Path dir;
+
+  private String url() {
+    return "jdbc:h2:file:" + dir.resolve("coordinator-state").toAbsolutePath() + ";AUTO_SERVER=TRUE";
+  }
+
+  private String config() {
+    return "pekko-persistence-jdbc.shared-databases.shardkit.db.url = \"" + url() + "\"\n";
+  }
+
+  @Test
+  void aFreshActorSystemLoadsWhatThePreviousOneStored() throws Exception {
+    ActorSystem<Void> first = StoreTestSupport.system("H2First", config());
+    ActorSystem<Void> regions = StoreTestSupport.system("H2Regions", "");
+    try {
+      ActorRef<Object> region = regions.systemActorOf(Behaviors.empty(), "region", Props.empty());
+      CoordinatorState stored;
+      try {
+        CoordinatorStateStore store = new PersistenceCoordinatorStateStoreProvider().create(first, "H2Type",
+            ShardingSettings.create(first));
+        stored = storeAll(store, await(store.load()), new RegionRegistered(StoreTestSupport.resolveIn(first,
+            regions, region)), new ShardHomeAllocated("5", StoreTestSupport.resolveIn(first, regions, region)));
+        assertTrue(store.describe().contains("shardkit-coordinator-H2Type"), store.describe());
+      } finally {
+        StoreTestSupport.terminate(first);
+      }
+
+      ActorSystem<Void> second = StoreTestSupport.system("H2Second", config());
+      try {
+        CoordinatorState loaded = await(new PersistenceCoordinatorStateStoreProvider().create(second, "H2Type",
+            ShardingSettings.create(second)).load());
+        ActorRef<Object> resolved = StoreTestSupport.resolveIn(second, regions, region);
+        assertEquals(resolved, loaded.homeOf("5").orElseThrow());
+        assertEquals(stored.regions().size(), loaded.regions().size());
+      } finally {
+        StoreTestSupport.terminate(second);
+      }
+    } finally {
+      StoreTestSupport.terminate(regions);
+    }
+  }
+
+  @Test
+  void choosingTheModeIsAllItTakes() throws Exception {
+    EntityTypeKey<Command> key = EntityTypeKey.create(Command.class, "OutOfTheBox");
+    try (TestCluster cluster = new TestCluster("H2Cluster"); LogCapture logs = new LogCapture()) {
+      ActorSystem<Void> node = cluster.add(config() + "shardkit.sharding.state-store-mode = persistence\n");
+      cluster.awaitUp(1);
+      ClusterSharding.get(node).start(Entity.of(key, Recorder::create)
+          .withSettings(ShardingSettings.create(node).withNumberOfShards(10)));
+      ClusterSharding.get(node).entityRefFor(key, "e-1").tell(new Msg("test", 1));
+      Report report = ClusterSharding.get(node).entityRefFor(key, "e-1")
+          .<Report>ask(Recorder.Get::new, Duration.ofSeconds(10)).toCompletableFuture().get(20, TimeUnit.SECONDS);
+      assertEquals(1, report.received());
+      logs.await(Duration.ofSeconds(10), "Coordinator of entity type [OutOfTheBox] started",
+          "state store: event-sourced (persistenceId [shardkit-coordinator-OutOfTheBox]");
+    }
+    // The registration and the allocation are in the H2 file.
+    try (Connection c = DriverManager.getConnection(url(), "sa", "");
+        PreparedStatement s = c.prepareStatement(
+            "SELECT count(*) FROM \"event_journal\" WHERE \"persistence_id\" = ? AND NOT \"deleted\"")) {
+      s.setString(1, ShardingPersistenceIds.coordinator("OutOfTheBox"));
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        assertTrue(rs.getLong(1) >= 2, "events stored: " + rs.getLong(1));
+      }
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package dev.shardkit.sharding.persistence.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class PersistenceStoreSettingsTest {
+
+  private static Config with(String overrides) {
+    return ConfigFactory.parseString(overrides).withFallback(ConfigFactory.load()).resolve();
+  }
+
+  @Test
+  void defaultsUseTheModulesOwnJdbcPlugins() {
+    Config config = ConfigFactory.load();
+    PersistenceStoreSettings s = PersistenceStoreSettings.fromConfig(config);
+    assertEquals("shardkit.sharding.persistence.jdbc-journal", s.journalPluginId());
+    assertEquals("shardkit.sharding.persistence.jdbc-snapshot-store", s.snapshotPluginId());
+    assertEquals(1000, s.snapshotAfter());
+    assertEquals(2, s.keepNrOfBatches());
+    assertEquals(Duration.ofSeconds(10), s.storeTimeout());
+    assertTrue(s.createSchema());
+    assertTrue(s.journalIsJdbc(config));
+    assertEquals("dev.shardkit.sharding.persistence.PersistenceCoordinatorStateStoreProvider",
+        config.getString("shardkit.sharding.state-store-providers.persistence"));
+  }
+
+  @Test
+  void theDefaultDatabaseIsAnH2FileThatSeveralJvmsCanShare() {
+    Config db = ConfigFactory.load().getConfig("pekko-persistence-jdbc.shared-databases.shardkit");
+    assertEquals("slick.jdbc.H2Profile$", db.getString("profile"));
+    String url = db.getString("db.url");
+    assertTrue(url.startsWith("jdbc:h2:file:./shardkit-data/"), url);
+    assertTrue(url.contains("AUTO_SERVER=TRUE"), url);
+    // The plugins use that database, not the application's jdbc-journal settings.
+    assertEquals("shardkit",
+        ConfigFactory.load().getString("shardkit.sharding.persistence.jdbc-journal.use-shared-db"));
+    assertEquals("shardkit",
+        ConfigFactory.load().getString("shardkit.sharding.persistence.jdbc-snapshot-store.use-shared-db"));
+  }
+
+  @Test
+  void outOfRangeValuesAreRefusedNamingTheKey() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> PersistenceStoreSettings.fromConfig(with("shardkit.sharding.persistence.snapshot-after = 0")));
+    assertTrue(e.getMessage().contains("shardkit.sharding.persistence.snapshot-after"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> PersistenceStoreSettings.fromConfig(with("shardkit.sharding.persistence.keep-nr-of-batches = 0")));
+    assertTrue(e.getMessage().contains("keep-nr-of-batches"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> PersistenceStoreSettings.fromConfig(with("shardkit.sharding.persistence.store-timeout = 0s")));
+    assertTrue(e.getMessage().contains("store-timeout"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> PersistenceStoreSettings.fromConfig(with("shardkit.sharding.persistence.snapshot-after = lots")));
+    assertTrue(e.getMessage().contains("snapshot-after"), e.getMessage());
+  }
+
+  @Test
+  void aPluginIdWithoutAPluginIsRefused() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PersistenceStoreSettings
+        .fromConfig(with("shardkit.sharding.persistence.journal-plugin-id = \"no.such.journal\"")));
+    assertTrue(e.getMessage().contains("journal-plugin-id = \"no.such.journal\" names no plugin"), e.getMessage());
+  }
+}

@@ -1,0 +1,129 @@
+package dev.shardkit.sharding.persistence.internal;
+
+import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.await;
+import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.failureOf;
+import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.fullText;
+import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.storeAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.persistence.PersistenceCoordinatorStateStoreProvider;
+import dev.shardkit.sharding.persistence.ShardingPersistenceIds;
+import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
+import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
+import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testkit.TestCluster;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * While PostgreSQL is stopped, loads and stores fail with the cause (they do not hang, and nothing
+ * crashes); once it is back, the same store instance succeeds again, and what it stored is there
+ * once.
+ */
+class PostgresOutageTest {
+  private EmbeddedPostgresServer postgres;
+
+  @BeforeEach
+  void start() {
+    postgres = EmbeddedPostgresServer.start();
+  }
+
+  @AfterEach
+  void stop() {
+    postgres.close();
+  }
+
+  private CoordinatorStateStore store(ActorSystem<?> system, String typeName) {
+    return new PersistenceCoordinatorStateStoreProvider().create(system, typeName, ShardingSettings.create(system));
+  }
+
+  @Test
+  void storesFailWhileTheDatabaseIsDownAndSucceedOnceItIsBack() throws Exception {
+    ActorSystem<Void> system = StoreTestSupport.system("Outage", postgres.storeConfig());
+    try (LogCapture logs = new LogCapture()) {
+      ActorRef<Object> region = system.systemActorOf(Behaviors.empty(), "region", Props.empty());
+      CoordinatorStateStore store = store(system, "Outage");
+      CoordinatorState state = storeAll(store, await(store.load()), new RegionRegistered(region),
+          new ShardHomeAllocated("1", region));
+
+      postgres.stop();
+      ShardHomeAllocated next = new ShardHomeAllocated("2", region);
+      CoordinatorState after = state.applied(next);
+      Throwable failure = failureOf(store.store(next, after));
+      assertInstanceOf(CoordinatorStoreException.class, failure);
+      assertTrue(failure.getMessage().startsWith("Entity type [Outage]: could not store " + next), fullText(failure));
+      logs.await(Duration.ofSeconds(10), "Coordinator state store of entity type [Outage]", "the journal failed",
+          "the coordinator retries with backoff");
+      // Each further attempt starts a journal that must recover from the database first: it fails too.
+      assertInstanceOf(CoordinatorStoreException.class, failureOf(store.store(next, after)));
+      assertInstanceOf(CoordinatorStoreException.class, failureOf(store.load()));
+
+      postgres.restart();
+      StoreTestSupport.storeEventually(store, next, after, Duration.ofSeconds(60));
+      assertEquals(after, await(store.load()));
+    } finally {
+      StoreTestSupport.terminate(system);
+    }
+
+    ActorSystem<Void> fresh = StoreTestSupport.system("AfterOutage", postgres.storeConfig());
+    try {
+      CoordinatorState loaded = await(store(fresh, "Outage").load());
+      assertEquals(2, loaded.shards().size());
+      assertEquals(3, eventRows(ShardingPersistenceIds.coordinator("Outage")), "every event is stored once");
+    } finally {
+      StoreTestSupport.terminate(fresh);
+    }
+  }
+
+  @Test
+  void aStoreStartedWhileTheDatabaseIsDownLoadsOnceItIsBack() throws Exception {
+    postgres.stop();
+    ActorSystem<Void> system = StoreTestSupport.system("StartedInOutage", postgres.storeConfig());
+    try (LogCapture logs = new LogCapture()) {
+      CoordinatorStateStore store = store(system, "Early");
+      Throwable failure = failureOf(store.load());
+      assertTrue(fullText(failure).contains("could not create the journal tables"), fullText(failure));
+      logs.await(Duration.ofSeconds(10), "could not create the journal tables", "the coordinator retries");
+
+      postgres.restart();
+      TestCluster.await(Duration.ofSeconds(60), () -> {
+        try {
+          return await(store.load()).equals(CoordinatorState.empty());
+        } catch (Exception e) {
+          return false;
+        }
+      }, "the store loads once the database is back");
+      ActorRef<Object> region = system.systemActorOf(Behaviors.empty(), "region", Props.empty());
+      storeAll(store, CoordinatorState.empty(), new RegionRegistered(region));
+    } finally {
+      StoreTestSupport.terminate(system);
+    }
+  }
+
+  private long eventRows(String pid) throws Exception {
+    try (Connection c = postgres.connect();
+        PreparedStatement s = c.prepareStatement("SELECT count(*) FROM event_journal WHERE persistence_id = ?")) {
+      s.setString(1, pid);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+}

@@ -1,0 +1,390 @@
+package dev.shardkit.sharding.persistence.internal;
+
+import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.await;
+import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.failureOf;
+import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.fullText;
+import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.storeAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.persistence.PersistenceCoordinatorStateStoreProvider;
+import dev.shardkit.sharding.persistence.ShardingPersistenceIds;
+import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
+import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
+import dev.shardkit.sharding.spi.CoordinatorEvent;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
+import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
+import dev.shardkit.sharding.spi.CoordinatorEvent.RegionTerminated;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testkit.TestCluster;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The persistence store on a real PostgreSQL: what one actor system stores, a fresh one loads;
+ * snapshots replace old events; records carry their schema version; replay tolerates an event
+ * written twice and refuses an inconsistent journal.
+ */
+class PostgresStoreTest {
+  private static EmbeddedPostgresServer postgres;
+  /** Hosts the "regions" whose references the stores keep; it outlives the store systems. */
+  private static ActorTestKit regions;
+  private static final List<TestProbe<String>> probes = new ArrayList<>();
+
+  @BeforeAll
+  static void start() {
+    postgres = EmbeddedPostgresServer.start();
+    regions = ActorTestKit.create("Regions", StoreTestSupport.config(""));
+    for (int i = 0; i < 3; i++) {
+      probes.add(regions.createTestProbe(String.class));
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    if (regions != null) {
+      regions.shutdownTestKit();
+    }
+    if (postgres != null) {
+      postgres.close();
+    }
+  }
+
+  private static ActorSystem<Void> storeSystem(String name, String extraConfig) {
+    return StoreTestSupport.system(name, extraConfig + "\n" + postgres.storeConfig());
+  }
+
+  private static CoordinatorStateStore store(ActorSystem<?> system, String typeName) {
+    return new PersistenceCoordinatorStateStoreProvider().create(system, typeName, ShardingSettings.create(system));
+  }
+
+  /** A probe's reference as a system that reads it from the store sees it. */
+  private static ActorRef<Object> region(ActorSystem<?> in, int i) {
+    return StoreTestSupport.resolveIn(in, regions.system(), probes.get(i).ref());
+  }
+
+  /** The same events with references resolved in {@code system}, applied to an empty state. */
+  private static CoordinatorState expected(ActorSystem<?> system,
+      Function<ActorSystem<?>, List<CoordinatorEvent>> events) {
+    CoordinatorState s = CoordinatorState.empty();
+    for (CoordinatorEvent e : events.apply(system)) {
+      s = s.applied(e);
+    }
+    return s;
+  }
+
+  private static List<CoordinatorEvent> history(ActorSystem<?> s) {
+    return List.of(new RegionRegistered(region(s, 0)), new RegionRegistered(region(s, 1)),
+        new ProxyRegistered(region(s, 2)), new ShardHomeAllocated("1", region(s, 0)),
+        new ShardHomeAllocated("2", region(s, 1)), new ShardHomeAllocated("3", region(s, 0)),
+        new ShardHomeDeallocated("3"), new ShardHomeAllocated("3", region(s, 1)));
+  }
+
+  @Test
+  void aFreshActorSystemLoadsWhatThePreviousOneStored() throws Exception {
+    ActorSystem<Void> first = storeSystem("First", "");
+    try {
+      CoordinatorStateStore store = store(first, "RoundTrip");
+      assertEquals(CoordinatorState.empty(), await(store.load()), "nothing stored yet");
+      storeAll(store, CoordinatorState.empty(), history(first).toArray(CoordinatorEvent[]::new));
+      store.close();
+    } finally {
+      StoreTestSupport.terminate(first);
+    }
+
+    ActorSystem<Void> second = storeSystem("Second", "");
+    try {
+      CoordinatorState loaded = await(store(second, "RoundTrip").load());
+      assertEquals(expected(second, PostgresStoreTest::history), loaded);
+      assertEquals(List.of("1"), loaded.regions().get(region(second, 0)));
+      assertEquals(List.of("2", "3"), loaded.regions().get(region(second, 1)));
+      // The references resolve to the live regions: a message through one arrives.
+      loaded.homeOf("2").orElseThrow().tell("hello from the second system");
+      probes.get(1).expectMessage("hello from the second system");
+      assertTrue(loaded.proxies().contains(region(second, 2)));
+      // Another type's data is separate.
+      assertEquals(CoordinatorState.empty(), await(store(second, "OtherType").load()));
+    } finally {
+      StoreTestSupport.terminate(second);
+    }
+  }
+
+  @Test
+  void snapshotsReplaceOldEventsAndTheStateStillLoads() throws Exception {
+    String type = "Snapshotted";
+    String config = "shardkit.sharding.persistence { snapshot-after = 5, keep-nr-of-batches = 2 }";
+    ActorSystem<Void> writer = storeSystem("SnapshotWriter", config);
+    List<CoordinatorEvent> events = new ArrayList<>();
+    try {
+      events.add(new RegionRegistered(region(writer, 0)));
+      events.add(new RegionRegistered(region(writer, 1)));
+      for (int shard = 1; shard < 40; shard++) {
+        events.add(new ShardHomeAllocated(Integer.toString(shard), region(writer, shard % 2)));
+      }
+      assertEquals(41, events.size());
+      storeAll(store(writer, type), CoordinatorState.empty(), events.toArray(CoordinatorEvent[]::new));
+
+      // Snapshots at 5, 10, ... 40; after the one at 40, events up to 40 - 2 * 5 = 30 go, and then
+      // snapshots before 30. Deleting runs after the write, so wait for it.
+      String pid = ShardingPersistenceIds.coordinator(type);
+      TestCluster.await(Duration.ofSeconds(30), () -> snapshotSequenceNrs(pid).equals(List.of(30L, 35L, 40L))
+          && lowestEventSequenceNr(pid) == 30, "old events and snapshots are deleted");
+      assertEquals(List.of(30L, 35L, 40L), snapshotSequenceNrs(pid));
+      assertEquals(12, eventRows(pid), "rows 30..41 remain (30 only as the marker of the highest deleted)");
+    } finally {
+      StoreTestSupport.terminate(writer);
+    }
+
+    ActorSystem<Void> reader = storeSystem("SnapshotReader", config);
+    try {
+      CoordinatorState loaded = await(store(reader, type).load());
+      CoordinatorState want = CoordinatorState.empty();
+      for (CoordinatorEvent e : events) {
+        want = want.applied(new StoredForm(reader).fromStored(new StoredForm(writer).toStored(e)));
+      }
+      assertEquals(want, loaded);
+      assertEquals(39, loaded.shards().size());
+    } finally {
+      StoreTestSupport.terminate(reader);
+    }
+  }
+
+  @Test
+  void storedRecordsCarryTheirSchemaVersionAndANewerOneIsRefused() throws Exception {
+    String type = "Versioned";
+    String pid = ShardingPersistenceIds.coordinator(type);
+    String config = "shardkit.sharding.persistence.snapshot-after = 2";
+    ActorSystem<Void> writer = storeSystem("VersionWriter", config);
+    try {
+      storeAll(store(writer, type), CoordinatorState.empty(), new RegionRegistered(region(writer, 0)),
+          new ShardHomeAllocated("1", region(writer, 0)), new ShardHomeAllocated("2", region(writer, 0)));
+      TestCluster.await(Duration.ofSeconds(30), () -> !snapshotSequenceNrs(pid).isEmpty(), "a snapshot is written");
+    } finally {
+      StoreTestSupport.terminate(writer);
+    }
+    try (Connection c = postgres.connect()) {
+      for (String manifest : column(c, "SELECT event_ser_manifest FROM event_journal WHERE persistence_id = ?", pid)) {
+        assertEquals(StoredEvent.class.getName() + "#1", manifest);
+      }
+      for (String manifest : column(c, "SELECT snapshot_ser_manifest FROM snapshot WHERE persistence_id = ?", pid)) {
+        assertEquals(StoredSnapshot.class.getName() + "#1", manifest);
+      }
+      // As a newer shardkit would have written the latest event.
+      try (PreparedStatement s = c.prepareStatement("UPDATE event_journal SET event_ser_manifest = ? "
+          + "WHERE persistence_id = ? AND sequence_number = 3")) {
+        s.setString(1, StoredEvent.class.getName() + "#2");
+        s.setString(2, pid);
+        assertEquals(1, s.executeUpdate());
+      }
+    }
+    ActorSystem<Void> reader = storeSystem("VersionReader", config);
+    try (LogCapture logs = new LogCapture()) {
+      Throwable failure = failureOf(store(reader, type).load());
+      String text = fullText(failure);
+      assertInstanceOf(CoordinatorStoreException.class, failure);
+      assertTrue(text.contains("has schema version 2, but this shardkit reads versions up to 1"), text);
+      assertTrue(text.contains("written by a newer shardkit"), text);
+      logs.await(Duration.ofSeconds(10), "Coordinator state store of entity type [Versioned]", "schema version 2",
+          "the coordinator retries");
+    } finally {
+      StoreTestSupport.terminate(reader);
+    }
+  }
+
+  @Test
+  void anEventWrittenTwiceIsSkippedOnReplay() throws Exception {
+    String type = "Duplicated";
+    ActorSystem<Void> system = storeSystem("Duplicates", "");
+    try (LogCapture logs = new LogCapture()) {
+      StoredForm form = new StoredForm(system);
+      ActorRef<Object> r0 = region(system, 0);
+      // What two writes of the same event, each confirmed lost and retried, leave in the journal.
+      writeRaw(system, type, List.of(form.toStored(new RegionRegistered(r0)),
+          form.toStored(new ShardHomeAllocated("1", r0)), form.toStored(new ShardHomeAllocated("1", r0)),
+          form.toStored(new RegionRegistered(r0)), form.toStored(new ShardHomeAllocated("2", r0))));
+
+      CoordinatorStateStore store = store(system, type);
+      CoordinatorState loaded = await(store.load());
+      assertEquals(List.of("1", "2"), loaded.regions().get(r0));
+      logs.await(Duration.ofSeconds(10), "skipping stored event #3", "already reflects it");
+      logs.await(Duration.ofSeconds(10), "skipping stored event #4", "already reflects it");
+
+      // The store goes on from there, and the next load has everything once.
+      CoordinatorState after = storeAll(store, loaded, new ShardHomeAllocated("3", r0));
+      store.close();
+      assertEquals(after, await(store(system, type).load()));
+    } finally {
+      StoreTestSupport.terminate(system);
+    }
+  }
+
+  @Test
+  void aRetriedStoreOfAnEventAlreadyWrittenIsAcknowledgedWithoutASecondWrite() throws Exception {
+    String type = "Retried";
+    String pid = ShardingPersistenceIds.coordinator(type);
+    ActorSystem<Void> system = storeSystem("Retries", "");
+    try {
+      CoordinatorStateStore store = store(system, type);
+      ActorRef<Object> r0 = region(system, 0);
+      CoordinatorState registered = storeAll(store, CoordinatorState.empty(), new RegionRegistered(r0));
+      ShardHomeAllocated allocated = new ShardHomeAllocated("1", r0);
+      CoordinatorState after = registered.applied(allocated);
+      await(store.store(allocated, after));
+      // The coordinator saw no confirmation (say, a timeout) and stores the same event again.
+      await(store.store(allocated, after));
+      assertEquals(2, eventRows(pid), "the event is in the journal once");
+      assertEquals(after, await(store.load()));
+
+      // A store that does not follow the stored state (a stale request the coordinator has given
+      // up on: it assumed shard 1 unallocated) is refused, and nothing is written.
+      ShardHomeAllocated stale = new ShardHomeAllocated("2", r0);
+      Throwable refused = failureOf(store.store(stale, registered.applied(stale)));
+      assertTrue(fullText(refused).contains("does not follow the stored state"), fullText(refused));
+      assertEquals(2, eventRows(pid));
+    } finally {
+      StoreTestSupport.terminate(system);
+    }
+  }
+
+  @Test
+  void anInconsistentJournalFailsTheLoadNamingTheEventAndTheWayOut() throws Exception {
+    String type = "Inconsistent";
+    ActorSystem<Void> system = storeSystem("Inconsistent", "");
+    try {
+      StoredForm form = new StoredForm(system);
+      ActorRef<Object> r0 = region(system, 0);
+      ActorRef<Object> r1 = region(system, 1);
+      writeRaw(system, type, List.of(form.toStored(new RegionRegistered(r0)), form.toStored(new RegionRegistered(r1)),
+          form.toStored(new ShardHomeAllocated("1", r0)), form.toStored(new ShardHomeAllocated("1", r1))));
+      CoordinatorStateStore store = store(system, type);
+      String text = fullText(failureOf(store.load()));
+      assertTrue(text.contains("Stored coordinator event #4"), text);
+      assertTrue(text.contains("does not fit the state before it"), text);
+      assertTrue(text.contains("RemoveShardingData"), text);
+      // Failing again is the same answer, not a broken store.
+      assertTrue(fullText(failureOf(store.load())).contains("Stored coordinator event #4"));
+    } finally {
+      StoreTestSupport.terminate(system);
+    }
+  }
+
+  @Test
+  void aStoreThatLostItsRegionsStillLoadsThem() throws Exception {
+    // A region that terminated is removed with its shards; the stored state says so after a reload.
+    String type = "Terminated";
+    ActorSystem<Void> system = storeSystem("Terminations", "");
+    try {
+      CoordinatorStateStore store = store(system, type);
+      ActorRef<Object> r0 = region(system, 0);
+      ActorRef<Object> r1 = region(system, 1);
+      CoordinatorState after = storeAll(store, CoordinatorState.empty(), new RegionRegistered(r0),
+          new RegionRegistered(r1), new ShardHomeAllocated("1", r0), new ShardHomeAllocated("2", r1),
+          new RegionTerminated(r0));
+      store.close();
+      CoordinatorState loaded = await(store(system, type).load());
+      assertEquals(after, loaded);
+      assertEquals(new TreeSet<>(List.of("2")), new TreeSet<>(loaded.shards().keySet()));
+    } finally {
+      StoreTestSupport.terminate(system);
+    }
+  }
+
+  @Test
+  void closeStopsTheStoresActorAndItsJournal() throws Exception {
+    ActorSystem<Void> system = storeSystem("Closing", "");
+    try {
+      CoordinatorStateStore store = store(system, "Closed");
+      await(store.load());
+      String journals = "/system/shardkit-coordinator-store-Closed-*/journal-*";
+      assertTrue(resolves(system, journals), "the journal runs after a load");
+      store.close();
+      TestCluster.await(Duration.ofSeconds(10), () -> !resolves(system, "/system/shardkit-coordinator-store-Closed-*"),
+          "the store's actor has stopped");
+      assertTrue(!resolves(system, journals), "the journal has stopped with it");
+    } finally {
+      StoreTestSupport.terminate(system);
+    }
+  }
+
+  private static boolean resolves(ActorSystem<?> system, String path) {
+    try {
+      Adapter.toClassic(system).actorSelection(path).resolveOne(Duration.ofSeconds(2)).toCompletableFuture()
+          .get(5, TimeUnit.SECONDS);
+      return true;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  private static void writeRaw(ActorSystem<?> system, String type, List<StoredEvent> events) throws Exception {
+    PersistenceStoreSettings settings = PersistenceStoreSettings.fromConfig(system.settings().config());
+    await(SchemaCreation.get(system).ensure(settings.journalPluginId()));
+    ActorRef<RawJournalWriter.Write> writer = system.systemActorOf(
+        new RawJournalWriter(ShardingPersistenceIds.coordinator(type), settings), "raw-writer-" + type, Props.empty());
+    await(AskPattern.<RawJournalWriter.Write, Done>ask(writer, replyTo -> new RawJournalWriter.Write(events, replyTo),
+        Duration.ofSeconds(30), system.scheduler()));
+  }
+
+  private static List<Long> snapshotSequenceNrs(String pid) {
+    try (Connection c = postgres.connect()) {
+      return column(c, "SELECT sequence_number FROM snapshot WHERE persistence_id = ? ORDER BY sequence_number", pid)
+          .stream().map(Long::parseLong).toList();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static long lowestEventSequenceNr(String pid) {
+    try (Connection c = postgres.connect()) {
+      return Long.parseLong(column(c, "SELECT min(sequence_number) FROM event_journal WHERE persistence_id = ?", pid)
+          .get(0));
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static long eventRows(String pid) {
+    try (Connection c = postgres.connect()) {
+      return Long.parseLong(column(c, "SELECT count(*) FROM event_journal WHERE persistence_id = ?", pid).get(0));
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static List<String> column(Connection c, String sql, String pid) throws Exception {
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      s.setString(1, pid);
+      try (ResultSet rs = s.executeQuery()) {
+        List<String> values = new ArrayList<>();
+        while (rs.next()) {
+          values.add(rs.getString(1));
+        }
+        return values;
+      }
+    }
+  }
+}

@@ -52,8 +52,10 @@ import org.slf4j.Logger;
  * is stored first, then applied, then announced, so a successor that loads the store never gives
  * a shard a second home.
  *
- * <p>States: <em>loading</em> (reading the store; requests wait in a bounded stash),
- * <em>active</em>, and <em>storing</em> (one event is being written; requests wait).
+ * <p>States: <em>loading</em> (reading the store; requests wait in a bounded stash) and
+ * <em>active</em>. While active it decides at once and stores in batches: the changes decided
+ * while one write is in flight form the next write, and what announces a change waits until it
+ * is stored.
  */
 public final class ShardCoordinator {
 
@@ -66,11 +68,15 @@ public final class ShardCoordinator {
 
   private enum RetryLoad implements NoSerializationVerificationNeeded { INSTANCE }
 
-  private enum Stored implements NoSerializationVerificationNeeded { INSTANCE }
+  /** Events written in one store call, and what waits for them to be durable. */
+  private record Batch(CoordinatorState before, List<CoordinatorEvent> events, CoordinatorState after,
+      List<Runnable> afterwards) {}
 
-  private record StoreFailed(Throwable cause) implements NoSerializationVerificationNeeded {}
+  private record Stored(Batch batch) implements NoSerializationVerificationNeeded {}
 
-  private enum RetryStore implements NoSerializationVerificationNeeded { INSTANCE }
+  private record StoreFailed(Batch batch, Throwable cause) implements NoSerializationVerificationNeeded {}
+
+  private record RetryStore(Batch batch) implements NoSerializationVerificationNeeded {}
 
   private enum SettleTimeout implements NoSerializationVerificationNeeded { INSTANCE }
 
@@ -94,7 +100,18 @@ public final class ShardCoordinator {
   private final Cluster cluster;
   private final Optional<String> role;
   private final Duration settleTimeout;
+  /**
+   * The state with every decision taken so far, stored or not: what new decisions build on. A
+   * decision's effects (replies, announcements) wait until it is stored.
+   */
   private CoordinatorState state = CoordinatorState.empty();
+  /** The state as the store has confirmed it. */
+  private CoordinatorState stored = CoordinatorState.empty();
+  /** A write is in flight (or waiting to be retried). */
+  private boolean writing;
+  /** Decided while a write was in flight: stored together by the next write. */
+  private final List<CoordinatorEvent> queuedEvents = new ArrayList<>();
+  private final List<Runnable> queuedAfterwards = new ArrayList<>();
   private int failures;
   /** The protocol messages in the stash, so repeated requests are stashed once. */
   private final Set<Object> stashed = new HashSet<>();
@@ -188,6 +205,7 @@ public final class ShardCoordinator {
         .onMessage(Loaded.class, l -> {
           failures = 0;
           state = l.state();
+          stored = state;
           // Regions and proxies on nodes that have left the cluster are gone for good: forgetting
           // them before serving means no request is ever answered with a dead home. The others are
           // watched; those on nodes that are down are reported terminated when they are removed.
@@ -214,12 +232,13 @@ public final class ShardCoordinator {
           });
           log.info("Coordinator of [{}] loaded {}; forgetting {} region(s)/proxies on nodes that left the cluster", typeName, state,
               gone.size());
-          return storing(gone, () -> {
+          persist(gone, () -> {
             if (!checkSettled()) {
               announceSelf();
               timers.startSingleTimer(SettleTimeout.INSTANCE, settleTimeout);
             }
           });
+          return unstashAllTo(active());
         })
         .onMessage(LoadFailed.class, f -> {
           Duration backoff = nextBackoff();
@@ -253,7 +272,13 @@ public final class ShardCoordinator {
         .onMessage(ShardStopped.class, this::onShardStopped)
         .onMessage(GracefulShutdownReq.class, this::onGracefulShutdownReq)
         .onMessage(GetCurrentRegions.class, g -> {
-          g.replyTo().tell(new CurrentRegions(Set.copyOf(state.regions().keySet())));
+          g.replyTo().tell(new CurrentRegions(Set.copyOf(stored.regions().keySet())));
+          return Behaviors.same();
+        })
+        .onMessage(Stored.class, this::onStored)
+        .onMessage(StoreFailed.class, this::onStoreFailed)
+        .onMessage(RetryStore.class, r -> {
+          write(withQueued(r.batch()));
           return Behaviors.same();
         })
         .onMessageEquals(Stop.INSTANCE, Behaviors::stopped)
@@ -265,39 +290,89 @@ public final class ShardCoordinator {
   }
 
   /**
-   * Writes events one at a time, each applied once stored; everything else waits meanwhile. After
-   * the last, runs {@code afterwards} (the replies that announce the change).
+   * Decides {@code events} now (later decisions build on them) and stores them; {@code afterwards}
+   * (the replies and announcements that make them known) runs once they are durable. Events
+   * decided while a write is in flight go into the next write together, so a burst of new shards
+   * or hand-offs costs a few writes, not one each; nothing waits in a stash meanwhile.
    */
-  private Behavior<Object> storing(List<CoordinatorEvent> events, Runnable afterwards) {
-    if (events.isEmpty()) {
-      afterwards.run();
-      return unstashAllTo(active());
+  private Behavior<Object> persist(List<CoordinatorEvent> events, Runnable afterwards) {
+    for (CoordinatorEvent event : events) {
+      state = state.applied(event);
     }
-    CoordinatorEvent event = events.get(0);
-    CoordinatorState after = state.applied(event);
-    context.pipeToSelf(store.store(event, after),
-        (ok, error) -> error == null ? Stored.INSTANCE : new StoreFailed(error));
-    return Behaviors.receive(Object.class)
-        .onMessageEquals(Stored.INSTANCE, () -> {
-          failures = 0;
-          state = after;
-          return storing(events.subList(1, events.size()), afterwards);
-        })
-        .onMessage(StoreFailed.class, f -> {
-          Duration backoff = nextBackoff();
-          log.warn("Coordinator of [{}] could not store {} ({}); retrying in {} ms; known shards keep working",
-              typeName, event, f.cause(), backoff.toMillis());
-          timers.startSingleTimer(RetryStore.INSTANCE, backoff);
-          return Behaviors.same();
-        })
-        .onMessageEquals(RetryStore.INSTANCE, () -> storing(events, afterwards))
-        .onMessageEquals(Stop.INSTANCE, Behaviors::stopped)
-        .onAnyMessage(this::stashOrDrop)
-        .build();
+    queuedEvents.addAll(events);
+    queuedAfterwards.add(afterwards);
+    flush();
+    return Behaviors.same();
   }
 
-  private Behavior<Object> storing(CoordinatorEvent event, Runnable afterwards) {
-    return storing(List.of(event), afterwards);
+  private Behavior<Object> persist(CoordinatorEvent event, Runnable afterwards) {
+    return persist(List.of(event), afterwards);
+  }
+
+  /** Runs {@code action} once everything decided so far is stored: at once if it is. */
+  private void afterDurable(Runnable action) {
+    persist(List.of(), action);
+  }
+
+  private void flush() {
+    if (writing) {
+      return;
+    }
+    if (queuedEvents.isEmpty()) {
+      List<Runnable> ready = List.copyOf(queuedAfterwards);
+      queuedAfterwards.clear();
+      ready.forEach(Runnable::run);
+      return;
+    }
+    Batch batch = new Batch(stored, List.copyOf(queuedEvents), state, List.copyOf(queuedAfterwards));
+    queuedEvents.clear();
+    queuedAfterwards.clear();
+    write(batch);
+  }
+
+  private void write(Batch batch) {
+    writing = true;
+    context.pipeToSelf(store.storeAll(batch.before(), batch.events()),
+        (ok, error) -> error == null ? new Stored(batch) : new StoreFailed(batch, error));
+  }
+
+  /** A failed batch is retried together with what was decided meanwhile. */
+  private Batch withQueued(Batch failed) {
+    if (queuedEvents.isEmpty()) {
+      return failed;
+    }
+    List<CoordinatorEvent> events = new ArrayList<>(failed.events());
+    events.addAll(queuedEvents);
+    List<Runnable> afterwards = new ArrayList<>(failed.afterwards());
+    afterwards.addAll(queuedAfterwards);
+    queuedEvents.clear();
+    queuedAfterwards.clear();
+    return new Batch(failed.before(), events, state, afterwards);
+  }
+
+  private Behavior<Object> onStored(Stored s) {
+    failures = 0;
+    writing = false;
+    stored = s.batch().after();
+    s.batch().afterwards().forEach(Runnable::run);
+    flush();
+    return Behaviors.same();
+  }
+
+  private Behavior<Object> onStoreFailed(StoreFailed f) {
+    Duration backoff = nextBackoff();
+    List<CoordinatorEvent> events = f.batch().events();
+    log.warn("Coordinator of [{}] could not store {} ({}); retrying in {} ms; known shards keep working", typeName,
+        events.size() == 1 ? events.get(0) : events.size() + " changes (" + events.get(0) + ", ...)", f.cause(),
+        backoff.toMillis());
+    timers.startSingleTimer(new RetryStore(f.batch()), backoff);
+    return Behaviors.same();
+  }
+
+  /** The shard's home if it is stored and no undecided change to it is pending; else null. */
+  private ActorRef<Object> settledHome(String shardId) {
+    ActorRef<Object> home = stored.shards().get(shardId);
+    return home != null && home.equals(state.shards().get(shardId)) ? home : null;
   }
 
   private Behavior<Object> stashOrDrop(Object message) {
@@ -310,7 +385,7 @@ public final class ShardCoordinator {
       long now = System.nanoTime();
       if (now - lastStashFullWarning > STASH_FULL_WARNING_INTERVAL.toNanos()) {
         lastStashFullWarning = now;
-        log.warn("Coordinator of [{}] is busy (loading or storing its state) and its stash of {} is full; dropping "
+        log.warn("Coordinator of [{}] is busy (loading its state) and its stash of {} is full; dropping "
             + "requests until it catches up (regions ask again)", typeName, stash.capacity());
       }
       stashed.remove(message);
@@ -368,7 +443,7 @@ public final class ShardCoordinator {
             region.path(), shard, home.path(), home.path());
       }
     }
-    return storing(events, ack);
+    return persist(events, ack);
   }
 
   /**
@@ -423,7 +498,7 @@ public final class ShardCoordinator {
     }
     ActorRef<Object> home = state.shards().get(get.shardId());
     if (home != null) {
-      get.region().tell(new ShardHome(get.shardId(), home));
+      afterDurable(() -> get.region().tell(new ShardHome(get.shardId(), home)));
       return Behaviors.same();
     }
     if (!settled) {
@@ -437,7 +512,7 @@ public final class ShardCoordinator {
       // The region asks again on its retry tick.
       return Behaviors.same();
     }
-    return storing(new ShardHomeAllocated(get.shardId(), chosen), () -> {
+    return persist(new ShardHomeAllocated(get.shardId(), chosen), () -> {
       ShardHome answer = new ShardHome(get.shardId(), chosen);
       // The new home hears it too, so it starts the shard before the first forwarded message.
       if (!chosen.equals(get.region())) {
@@ -493,6 +568,11 @@ public final class ShardCoordinator {
       // The round in progress schedules the next one when it ends.
       return Behaviors.same();
     }
+    if (writing || !queuedEvents.isEmpty()) {
+      // Plan moves on stored homes only: look again once the writes in flight are done.
+      scheduleRebalance(Duration.ofMillis(100));
+      return Behaviors.same();
+    }
     Set<String> moves;
     try {
       Map<ActorRef<Object>, RegionInfo> infos = regionInfos(state);
@@ -519,7 +599,9 @@ public final class ShardCoordinator {
 
   /** Tells every region and proxy that the shard is leaving its home; the owner drives the rest. */
   private void startHandOff(String shardId) {
-    ActorRef<Object> owner = state.shards().get(shardId);
+    // A shard whose home is still being stored is left for the next round (or the region's next
+    // shutdown request): the regions may not know that home yet.
+    ActorRef<Object> owner = settledHome(shardId);
     if (owner == null || handOffs.containsKey(shardId)) {
       return;
     }
@@ -561,7 +643,7 @@ public final class ShardCoordinator {
     }
     log.debug("Coordinator of [{}]: shard [{}] stopped at {}; next home {}", typeName, shardId,
         stopped.region().path(), next == null ? "none yet" : next.path());
-    return storing(events, () -> {
+    return persist(events, () -> {
       handOffs.remove(shardId);
       if (next != null) {
         waitingForHome.remove(shardId);
@@ -638,7 +720,7 @@ public final class ShardCoordinator {
       shuttingDown.remove(t.ref());
       List<String> abandoned = handOffs.entrySet().stream().filter(e -> e.getValue().owner().equals(t.ref()))
           .map(Map.Entry::getKey).toList();
-      return storing(new RegionTerminated(t.ref()), () -> {
+      return persist(new RegionTerminated(t.ref()), () -> {
         // Hand-offs from the dead region are over: its shards have no home and get one on demand.
         for (String shardId : abandoned) {
           handOffs.remove(shardId);
@@ -654,7 +736,7 @@ public final class ShardCoordinator {
       });
     }
     if (state.proxies().contains(t.ref())) {
-      return storing(new ProxyTerminated(t.ref()), () -> { });
+      return persist(new ProxyTerminated(t.ref()), () -> { });
     }
     return Behaviors.same();
   }

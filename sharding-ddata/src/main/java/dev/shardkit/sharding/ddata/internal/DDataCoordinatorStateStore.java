@@ -5,6 +5,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -103,6 +104,21 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
 
   @Override
   public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
+    return storeState(stateAfter, String.valueOf(event));
+  }
+
+  /** One write for the whole batch: the store keeps whole states, so only the last one matters. */
+  @Override
+  public CompletionStage<Void> storeAll(CoordinatorState stateBefore, List<CoordinatorEvent> events) {
+    CoordinatorState after = stateBefore;
+    for (CoordinatorEvent event : events) {
+      after = after.applied(event);
+    }
+    return storeState(after, events.size() == 1 ? String.valueOf(events.get(0))
+        : events.size() + " changes (the last " + events.get(events.size() - 1) + ")");
+  }
+
+  private CompletionStage<Void> storeState(CoordinatorState stateAfter, String what) {
     CoordinatorStateRecord record;
     synchronized (this) {
       if (closed) {
@@ -110,13 +126,13 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
       }
       if (confirmed == null) {
         return CompletableFuture.failedFuture(new IllegalStateException("Entity type [" + typeName + "]: the "
-            + "coordinator state store was asked to store " + event + " before a load completed"));
+            + "coordinator state store was asked to store " + what + " before a load completed"));
       }
       // A new seq for every attempt, so that an earlier attempt of this write that timed out and
       // arrives late cannot win over this one.
       record = confirmed.followedBy(++lastSeq, stateAfter);
     }
-    return unwrapped(write(record, () -> "the state after " + event).thenAccept(ok -> {
+    return unwrapped(write(record, () -> "the state after " + what).thenAccept(ok -> {
       synchronized (this) {
         if (confirmed.compareTo(record) < 0) {
           confirmed = record;

@@ -31,7 +31,7 @@ class CrashFailoverTest {
       pekko.cluster.split-brain-resolver.stable-after = 5s
       """;
 
-  private final List<NodeProcess> nodes = new ArrayList<>();
+  private NodeGroup group;
 
   /** What the surviving senders reported for one kill. */
   private record Outcome(String killed, long sent, long lost, long lostAfterDetection, List<String> reports) {
@@ -42,13 +42,9 @@ class CrashFailoverTest {
 
   @AfterEach
   void killNodes() throws InterruptedException {
-    for (NodeProcess node : nodes) {
-      node.process.destroyForcibly();
+    if (group != null) {
+      group.close();
     }
-    for (NodeProcess node : nodes) {
-      node.process.waitFor(20, TimeUnit.SECONDS);
-    }
-    nodes.clear();
   }
 
   @Test
@@ -71,14 +67,9 @@ class CrashFailoverTest {
   }
 
   private Outcome killOneUnderTraffic(boolean killCoordinator) throws Exception {
-    int[] ports = NodeProcess.freePorts(NODES);
-    String seeds = Integer.toString(ports[0]);
-    for (int i = 0; i < NODES; i++) {
-      String name = "node" + (i + 1);
-      nodes.add(NodeProcess.start(name, FailoverNode.class, List.of(Integer.toString(ports[i]), seeds, name,
-          Integer.toString(NODES), Integer.toString(ENTITIES), Integer.toString(NODE_DEADLINE_SECONDS),
-          FAST_DOWNING)));
-    }
+    group = NodeGroup.start(NODES, FailoverNode.class, List.of(Integer.toString(NODES), Integer.toString(ENTITIES),
+        Integer.toString(NODE_DEADLINE_SECONDS), FAST_DOWNING));
+    List<NodeProcess> nodes = group.nodes();
     NodeProcess victim = null;
     for (NodeProcess node : nodes) {
       Map<String, String> formed = node.await("FORMED", 240);

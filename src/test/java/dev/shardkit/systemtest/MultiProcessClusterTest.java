@@ -32,29 +32,21 @@ class MultiProcessClusterTest {
   /** Each node process exits by itself after this, whatever happens to the test. */
   private static final int NODE_DEADLINE_SECONDS = 480;
 
-  private final List<NodeProcess> nodes = new ArrayList<>();
+  private NodeGroup group;
 
   @AfterEach
   void killNodes() throws InterruptedException {
-    for (NodeProcess node : nodes) {
-      node.process.destroyForcibly();
+    if (group != null) {
+      group.close();
     }
-    for (NodeProcess node : nodes) {
-      node.process.waitFor(20, TimeUnit.SECONDS);
-    }
-    nodes.clear();
   }
 
   @Test
   @Timeout(value = 450, unit = TimeUnit.SECONDS)
   void everyMessageArrivesOnceInOrderAndEveryEntityLivesOnOneNode() throws Exception {
-    int[] ports = NodeProcess.freePorts(NODES);
-    String seeds = Integer.toString(ports[0]);
-    for (int i = 0; i < NODES; i++) {
-      nodes.add(NodeProcess.start("node" + (i + 1), ClusterNode.class, List.of(Integer.toString(ports[i]), seeds,
-          "node" + (i + 1), Integer.toString(NODES), Integer.toString(ENTITIES), Integer.toString(MESSAGES_PER_ENTITY),
-          Integer.toString(NODE_DEADLINE_SECONDS))));
-    }
+    group = NodeGroup.start(NODES, ClusterNode.class, List.of(Integer.toString(NODES), Integer.toString(ENTITIES),
+        Integer.toString(MESSAGES_PER_ENTITY), Integer.toString(NODE_DEADLINE_SECONDS)));
+    List<NodeProcess> nodes = group.nodes();
 
     // Cluster formation can take long on a loaded machine: three JVMs start at once.
     for (NodeProcess node : nodes) {

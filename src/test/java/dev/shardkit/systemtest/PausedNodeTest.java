@@ -28,28 +28,21 @@ class PausedNodeTest {
       pekko.cluster.split-brain-resolver.stable-after = 30s
       """;
 
-  private final List<NodeProcess> nodes = new ArrayList<>();
+  private NodeGroup group;
 
   @AfterEach
   void killNodes() throws InterruptedException {
-    for (NodeProcess node : nodes) {
-      node.process.destroyForcibly();
-    }
-    for (NodeProcess node : nodes) {
-      node.process.waitFor(20, TimeUnit.SECONDS);
+    if (group != null) {
+      group.close();
     }
   }
 
   @Test
   @Timeout(value = 400, unit = TimeUnit.SECONDS)
   void messagesForAnUnreachableNodeAreHeldAndDeliveredWhenItIsBack() throws Exception {
-    int[] ports = NodeProcess.freePorts(NODES);
-    for (int i = 0; i < NODES; i++) {
-      String name = "node" + (i + 1);
-      nodes.add(NodeProcess.start(name, FailoverNode.class, List.of(Integer.toString(ports[i]),
-          Integer.toString(ports[0]), name, Integer.toString(NODES), Integer.toString(ENTITIES),
-          Integer.toString(NODE_DEADLINE_SECONDS), SLOW_DOWNING)));
-    }
+    group = NodeGroup.start(NODES, FailoverNode.class, List.of(Integer.toString(NODES), Integer.toString(ENTITIES),
+        Integer.toString(NODE_DEADLINE_SECONDS), SLOW_DOWNING));
+    List<NodeProcess> nodes = group.nodes();
     for (NodeProcess node : nodes) {
       node.await("FORMED", 240);
     }

@@ -1,0 +1,157 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.shardkit.sharding.LeastShardAllocationStrategy;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.spi.CoordinatorEvent;
+import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The coordinator decides while a write is in flight and stores what it decided meanwhile in one
+ * write; nobody hears of a decision before it is stored.
+ */
+class CoordinatorBatchingTest {
+  private static ActorTestKit testKit;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create(ConfigFactory.parseString(
+        "pekko.actor.provider = cluster\npekko.remote.artery.canonical.port = 0")
+        .withFallback(ConfigFactory.load()));
+  }
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  /** A write: its events, and the future the test completes when it wants the write to be done. */
+  private record Write(List<CoordinatorEvent> events, CompletableFuture<Void> done) {}
+
+  /** A store whose writes complete only when the test says so. */
+  private static final class ManualStore implements CoordinatorStateStore {
+    final LinkedBlockingQueue<Write> writes = new LinkedBlockingQueue<>();
+
+    @Override
+    public CompletionStage<CoordinatorState> load() {
+      return CompletableFuture.completedFuture(CoordinatorState.empty());
+    }
+
+    @Override
+    public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
+      return storeAll(null, List.of(event));
+    }
+
+    @Override
+    public CompletionStage<Void> storeAll(CoordinatorState stateBefore, List<CoordinatorEvent> events) {
+      Write write = new Write(List.copyOf(events), new CompletableFuture<>());
+      writes.add(write);
+      return write.done();
+    }
+
+    @Override
+    public String describe() {
+      return "manual test store";
+    }
+
+    Write next() throws InterruptedException {
+      Write w = writes.poll(5, TimeUnit.SECONDS);
+      assertTrue(w != null, "a write was started");
+      return w;
+    }
+  }
+
+  @Test
+  void homesDecidedDuringAWriteAreStoredTogetherAndAnnouncedAfterwards() throws Exception {
+    ManualStore store = new ManualStore();
+    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create("batching",
+        new LeastShardAllocationStrategy(1, 20, 0.1), store, 1000, Optional.empty(), Duration.ZERO,
+        Duration.ofHours(1), Duration.ofSeconds(10)));
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    Write registration = store.next();
+    assertEquals(List.of(new RegionRegistered(region.ref())), registration.events());
+
+    // Fifty shards asked for while the registration is still being written.
+    for (int i = 0; i < 50; i++) {
+      coordinator.tell(new GetShardHome("s" + i, region.ref()));
+    }
+    region.expectNoMessage(Duration.ofMillis(300));
+    assertTrue(store.writes.isEmpty(), "one write at a time");
+
+    registration.done().complete(null);
+    assertInstanceOf(RegisterAck.class, region.receiveMessage());
+    Write homes = store.next();
+    assertEquals(50, homes.events().size(), "the fifty homes go into one write: " + homes.events());
+    Set<String> allocated = new HashSet<>();
+    homes.events().forEach(e -> allocated.add(((ShardHomeAllocated) e).shardId()));
+    assertEquals(50, allocated.size());
+    region.expectNoMessage(Duration.ofMillis(300));
+
+    homes.done().complete(null);
+    Set<String> announced = new HashSet<>();
+    for (int i = 0; i < 50; i++) {
+      ShardHome home = (ShardHome) region.receiveMessage();
+      assertEquals(region.ref(), home.region());
+      announced.add(home.shardId());
+    }
+    assertEquals(allocated, announced);
+    // Asking again for a stored home is answered at once, without a write.
+    coordinator.tell(new GetShardHome("s7", region.ref()));
+    assertEquals(new ShardHome("s7", region.ref()), region.receiveMessage());
+    assertTrue(store.writes.isEmpty());
+  }
+
+  @Test
+  void aFailedWriteIsRetriedTogetherWithWhatWasDecidedMeanwhile() throws Exception {
+    ManualStore store = new ManualStore();
+    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create("retrying",
+        new LeastShardAllocationStrategy(1, 20, 0.1), store, 1000, Optional.empty(), Duration.ZERO,
+        Duration.ofHours(1), Duration.ofSeconds(10)));
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    store.next().done().complete(null);
+    region.expectMessageClass(RegisterAck.class);
+
+    coordinator.tell(new GetShardHome("a", region.ref()));
+    Write first = store.next();
+    // Reaches the coordinator's mailbox before the failure does.
+    coordinator.tell(new GetShardHome("b", region.ref()));
+    first.done().completeExceptionally(new IllegalStateException("database away"));
+    // The retry (after the first back-off) carries both homes.
+    Write retry = store.next();
+    assertEquals(2, retry.events().size(), "retried with what was decided meanwhile: " + retry.events());
+    region.expectNoMessage(Duration.ofMillis(200));
+    retry.done().complete(null);
+    Set<String> announced = new HashSet<>();
+    announced.add(((ShardHome) region.receiveMessage()).shardId());
+    announced.add(((ShardHome) region.receiveMessage()).shardId());
+    assertEquals(Set.of("a", "b"), announced);
+  }
+}

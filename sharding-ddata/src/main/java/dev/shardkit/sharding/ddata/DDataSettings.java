@@ -2,13 +2,18 @@ package dev.shardkit.sharding.ddata;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
 import dev.shardkit.sharding.ddata.internal.CoordinatorStateKey;
+import dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys;
 import java.time.Duration;
+import java.util.List;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
- * Settings of the ddata state store, read from {@code shardkit.sharding.ddata} (see this module's
- * {@code reference.conf}). Immutable; one set per actor system.
+ * Settings of the ddata stores (coordinator state and remembered entities), read from
+ * {@code shardkit.sharding.ddata} (see this module's {@code reference.conf}). Immutable; one set
+ * per actor system.
  */
 public final class DDataSettings {
   private static final String PATH = "shardkit.sharding.ddata";
@@ -18,14 +23,16 @@ public final class DDataSettings {
   private final Duration readTimeout;
   private final int readRetries;
   private final Config replicator;
+  private final Config lmdb;
 
   private DDataSettings(int majorityMinCap, Duration writeTimeout, Duration readTimeout, int readRetries,
-      Config replicator) {
+      Config replicator, Config lmdb) {
     this.majorityMinCap = majorityMinCap;
     this.writeTimeout = writeTimeout;
     this.readTimeout = readTimeout;
     this.readRetries = readRetries;
     this.replicator = replicator;
+    this.lmdb = lmdb;
   }
 
   /**
@@ -62,7 +69,16 @@ public final class DDataSettings {
         require(!matchesCoordinatorKeys(key), "replicator.durable.keys must not match the coordinator state's keys ("
             + CoordinatorStateKey.PREFIX + "<type name>), but [" + key + "] does; that state is kept in memory only");
       }
-      return new DDataSettings(minCap, write, read, retries, replicator);
+      Config lmdb = c.getConfig("remember-entities.lmdb");
+      require(!lmdb.getString("dir").isBlank(), "remember-entities.lmdb.dir must not be empty");
+      long mapSize = lmdb.getBytes("map-size");
+      require(mapSize > 0, "remember-entities.lmdb.map-size must be positive, got " + mapSize);
+      if (!lmdb.getString("write-behind-interval").equalsIgnoreCase("off")) {
+        Duration writeBehind = lmdb.getDuration("write-behind-interval");
+        require(isPositive(writeBehind), "remember-entities.lmdb.write-behind-interval must be off or positive, got "
+            + writeBehind);
+      }
+      return new DDataSettings(minCap, write, read, retries, replicator, lmdb);
     } catch (ConfigException e) {
       throw new IllegalArgumentException("Invalid " + PATH + " configuration: " + e.getMessage(), e);
     }
@@ -112,9 +128,31 @@ public final class DDataSettings {
     return replicator;
   }
 
+  /**
+   * Where remembered entities are kept on disk (default {@code ddata}): a directory path that
+   * ends with {@code ddata} gets {@code -<system name>-<replicator name>-<port>} appended, so that
+   * several nodes on one machine each have their own; any other path is used as it is.
+   */
+  public String rememberEntitiesLmdbDir() {
+    return lmdb.getString("dir");
+  }
+
+  /**
+   * The settings of shardkit's replicators for remembered entities: those of
+   * {@link #replicatorConfig}, with every remembered-entities key durable and the LMDB settings of
+   * {@code remember-entities.lmdb}.
+   */
+  public Config entitiesReplicatorConfig() {
+    return ConfigFactory.empty()
+        .withValue("durable.keys", ConfigValueFactory.fromIterable(List.of(ShardEntitiesKeys.PREFIX + "*")))
+        .withFallback(lmdb.atPath("durable.lmdb"))
+        .withFallback(replicator);
+  }
+
   @Override
   public String toString() {
     return "DDataSettings(majority-min-cap=" + majorityMinCap + ", write-timeout=" + writeTimeout.toMillis()
-        + "ms, read-timeout=" + readTimeout.toMillis() + "ms, read-retries=" + readRetries + ")";
+        + "ms, read-timeout=" + readTimeout.toMillis() + "ms, read-retries=" + readRetries
+        + ", remember-entities.lmdb.dir=" + rememberEntitiesLmdbDir() + ")";
   }
 }

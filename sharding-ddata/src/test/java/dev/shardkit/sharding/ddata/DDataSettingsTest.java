@@ -13,10 +13,12 @@ import dev.shardkit.sharding.internal.StateStores;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.ddata.ReplicatorSettings;
 import org.junit.jupiter.api.Test;
+import scala.jdk.javaapi.CollectionConverters;
 
 class DDataSettingsTest {
   private static final Config DEFAULTS = ConfigFactory.load().getConfig("shardkit.sharding.ddata");
@@ -43,6 +45,32 @@ class DDataSettingsTest {
     ReplicatorSettings replicator = ReplicatorSettings.apply(s.replicatorConfig());
     assertTrue(replicator.durableKeys().isEmpty());
     assertEquals(Duration.ofSeconds(2).toMillis(), replicator.gossipInterval().toMillis());
+    // Remembered entities: every key of theirs durable, in LMDB under "ddata" (which Pekko suffixes).
+    assertEquals("ddata", s.rememberEntitiesLmdbDir());
+    Config entities = s.entitiesReplicatorConfig();
+    assertEquals(Set.of("shardkit-entities-*"), CollectionConverters.asJava(
+        ReplicatorSettings.apply(entities).durableKeys()));
+    assertEquals("ddata", entities.getString("durable.lmdb.dir"));
+    assertEquals(100L * 1024 * 1024, entities.getBytes("durable.lmdb.map-size"));
+    assertEquals("off", entities.getString("durable.lmdb.write-behind-interval"));
+    assertEquals(Duration.ofSeconds(2).toMillis(), ReplicatorSettings.apply(entities).gossipInterval().toMillis());
+  }
+
+  @Test
+  void theRememberedEntitiesReplicatorTakesTheSharedSettingsAndItsOwnDurability() {
+    DDataSettings s = with("""
+        replicator { gossip-interval = 1s, durable.keys = ["other"], durable.lmdb.dir = "/elsewhere" }
+        remember-entities.lmdb { dir = "/var/lib/app/entities", map-size = 1 MiB, write-behind-interval = 200ms }
+        """);
+    ReplicatorSettings entities = ReplicatorSettings.apply(s.entitiesReplicatorConfig());
+    assertEquals(Duration.ofSeconds(1).toMillis(), entities.gossipInterval().toMillis());
+    assertEquals(Set.of("shardkit-entities-*"), CollectionConverters.asJava(entities.durableKeys()));
+    assertEquals("/var/lib/app/entities", s.entitiesReplicatorConfig().getString("durable.lmdb.dir"));
+    assertEquals(1024L * 1024, s.entitiesReplicatorConfig().getBytes("durable.lmdb.map-size"));
+    assertEquals(Duration.ofMillis(200), s.entitiesReplicatorConfig().getDuration("durable.lmdb.write-behind-interval"));
+    assertEquals("/var/lib/app/entities", s.rememberEntitiesLmdbDir());
+    // The coordinator's replicator keeps its own.
+    assertEquals(List.of("other"), s.replicatorConfig().getStringList("durable.keys"));
   }
 
   @Test
@@ -50,6 +78,9 @@ class DDataSettingsTest {
     assertTrue(StateStores.provider(ConfigFactory.load().getConfig("shardkit.sharding"), "ddata")
         instanceof DDataCoordinatorStateStoreProvider);
     assertEquals("ddata", ConfigFactory.load().getString("shardkit.sharding.state-store-mode"));
+    assertTrue(StateStores.rememberEntitiesProvider(ConfigFactory.load().getConfig("shardkit.sharding"), "ddata")
+        instanceof DDataRememberEntitiesStoreProvider);
+    assertEquals("ddata", ConfigFactory.load().getString("shardkit.sharding.remember-entities-store"));
   }
 
   @Test
@@ -67,12 +98,21 @@ class DDataSettingsTest {
     assertRejected("write-timeout = 0s", "shardkit.sharding.ddata.write-timeout", "positive");
     assertRejected("read-timeout = -1s", "shardkit.sharding.ddata.read-timeout", "positive");
     assertRejected("read-retries = -1", "shardkit.sharding.ddata.read-retries", "negative");
+    assertRejected("remember-entities.lmdb.dir = \" \"", "shardkit.sharding.ddata.remember-entities.lmdb.dir",
+        "empty");
+    assertRejected("remember-entities.lmdb.map-size = 0", "shardkit.sharding.ddata.remember-entities.lmdb.map-size",
+        "positive");
+    assertRejected("remember-entities.lmdb.write-behind-interval = 0s",
+        "shardkit.sharding.ddata.remember-entities.lmdb.write-behind-interval", "off or positive");
   }
 
   @Test
   void malformedValuesAreRejectedNamingTheKey() {
     assertRejected("majority-min-cap = many", "shardkit.sharding.ddata", "majority-min-cap");
     assertRejected("write-timeout = soon", "shardkit.sharding.ddata", "write-timeout");
+    assertRejected("remember-entities.lmdb.write-behind-interval = soon", "shardkit.sharding.ddata",
+        "write-behind-interval");
+    assertRejected("remember-entities.lmdb.map-size = huge", "shardkit.sharding.ddata", "map-size");
   }
 
   @Test
@@ -96,7 +136,7 @@ class DDataSettingsTest {
       assertRejected("replicator.durable.keys = [\"" + key + "\"]", "shardkit.sharding.ddata.replicator.durable.keys",
           "[" + key + "]", "shardkit-coordinator-");
     }
-    // Keys of other data may be durable (the remember-entities store will use this).
+    // Keys of other data may be durable.
     DDataSettings s = with("replicator.durable.keys = [\"shardkit-remember-*\", \"other\"]");
     assertEquals(List.of("shardkit-remember-*", "other"), s.replicatorConfig().getStringList("durable.keys"));
   }

@@ -1,10 +1,21 @@
 /**
- * Internals of the ddata store (not API): the replicated value
+ * Internals of the ddata stores (not API).
+ *
+ * <p>Coordinator state: the replicated value
  * ({@link dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord}, whose Javadoc explains why
- * a successor never sees the state go backwards) and its key, the store that reads and writes it by
- * majority ({@link dev.shardkit.sharding.ddata.internal.DDataCoordinatorStateStore}), the
- * extension that runs shardkit's replicator per cluster role
- * ({@link dev.shardkit.sharding.ddata.internal.Replicators}), and the binary serializer of the
- * replicated value ({@link dev.shardkit.sharding.ddata.internal.DDataSerializer}).
+ * a successor never sees the state go backwards) and its key, the store that reads and writes it
+ * ({@link dev.shardkit.sharding.ddata.internal.DDataCoordinatorStateStore}), and the binary
+ * serializer of the replicated value ({@link dev.shardkit.sharding.ddata.internal.DDataSerializer}).
+ *
+ * <p>Remembered entities: a shard's keys and how a batch splits over them
+ * ({@link dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys},
+ * {@link dev.shardkit.sharding.ddata.internal.BucketChange}), and the store
+ * ({@link dev.shardkit.sharding.ddata.internal.DDataRememberEntitiesStore}).
+ *
+ * <p>Shared: reads and writes by majority with retries
+ * ({@link dev.shardkit.sharding.ddata.internal.ReplicaMajority}), the extension that runs
+ * shardkit's replicators per cluster role and purpose
+ * ({@link dev.shardkit.sharding.ddata.internal.Replicators}), and the check for the JVM options
+ * LMDB needs ({@link dev.shardkit.sharding.ddata.internal.LmdbJvmOptions}).
  */
 package dev.shardkit.sharding.ddata.internal;

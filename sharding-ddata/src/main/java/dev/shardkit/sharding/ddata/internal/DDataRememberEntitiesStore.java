@@ -1,0 +1,128 @@
+package dev.shardkit.sharding.ddata.internal;
+
+import dev.shardkit.sharding.ddata.DDataSettings;
+import dev.shardkit.sharding.spi.RememberEntitiesStore;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.ddata.ORSet;
+import org.apache.pekko.cluster.ddata.ORSetKey;
+import org.apache.pekko.cluster.ddata.Replicator;
+import org.apache.pekko.cluster.ddata.SelfUniqueAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps one shard's remembered entity ids in shardkit's remembered-entities replicator for the
+ * type's role, as sets of ids under the shard's {@link ShardEntitiesKeys}: loaded with a majority
+ * read of every key, changed with one majority write per key a batch touches. The replicator keeps
+ * the keys durable, so a write is confirmed once it is in LMDB on a majority of the replicas (with
+ * {@code write-behind-interval = off}, the default), and after a restart of the whole cluster each
+ * node loads its copy back before it answers.
+ *
+ * <p>The sets are observed-remove sets (Pekko's {@link ORSet}): the shard is the only writer of
+ * its keys while it runs, and a successor on another node reads by majority what every
+ * predecessor confirmed. A write that timed out may still reach replicas later, which at worst
+ * remembers an entity that was started, or forgets one that was stopped; the shard retries a
+ * failed write anyway.
+ *
+ * <p>One instance per shard incarnation; the shard makes one call at a time.
+ */
+public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
+  private static final Logger LOG = LoggerFactory.getLogger(DDataRememberEntitiesStore.class);
+
+  private final String subject;
+  private final Optional<String> role;
+  private final DDataSettings settings;
+  private final ShardEntitiesKeys keys;
+  private final ReplicaMajority majority;
+  private final SelfUniqueAddress self;
+  private final File lmdbDirectory;
+
+  /**
+   * @param replicator shardkit's remembered-entities replicator for {@code role}, from
+   *     {@link Replicators#entitiesReplicatorFor}
+   * @param lmdbDirectory where that replicator keeps its files on this node, for {@link #describe}
+   * @throws IllegalArgumentException if the type name or shard id is empty, or too long for LMDB
+   */
+  public DDataRememberEntitiesStore(ActorSystem<?> system, String typeName, String shardId, Optional<String> role,
+      DDataSettings settings, ActorRef replicator, File lmdbDirectory) {
+    this.keys = ShardEntitiesKeys.of(typeName, shardId);
+    this.subject = "Entity type [" + typeName + "], shard [" + shardId + "]";
+    this.role = role;
+    this.settings = settings;
+    this.majority = new ReplicaMajority(system, role, settings, replicator, subject,
+        "the remember-entities store was closed (its shard stopped)");
+    this.self = new SelfUniqueAddress(majority.cluster().selfUniqueAddress());
+    this.lmdbDirectory = lmdbDirectory;
+  }
+
+  /**
+   * The union of the shard's keys, each read from a majority of the replicas. Fails with a
+   * {@link java.util.concurrent.TimeoutException} if a key could not be read from a majority in
+   * {@code read-retries + 1} attempts.
+   */
+  @Override
+  public CompletionStage<Set<String>> load() {
+    if (majority.isClosed()) {
+      return majority.closedFailure();
+    }
+    List<CompletableFuture<Optional<ORSet<String>>>> reads = new ArrayList<>();
+    for (ORSetKey<String> key : keys.all()) {
+      reads.add(majority.read(key, "the remembered entities (key " + key.id() + ")").toCompletableFuture());
+    }
+    return ReplicaMajority.unwrapped(CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+        .thenApply(done -> {
+          Set<String> ids = new HashSet<>();
+          for (CompletableFuture<Optional<ORSet<String>>> read : reads) {
+            read.join().ifPresent(set -> ids.addAll(set.getElements()));
+          }
+          LOG.debug("{}: loaded {} remembered entity id(s) on {}", subject, ids.size(),
+              majority.cluster().selfAddress());
+          return Set.copyOf(ids);
+        }));
+  }
+
+  /**
+   * One majority write per key the batch touches, in parallel; completes when all are confirmed,
+   * fails if one is not (the shard then retries the batch, and writing a change again is
+   * harmless). An empty batch completes at once.
+   *
+   * @throws IllegalArgumentException if a set is null or holds null, or an id is in both
+   */
+  @Override
+  public CompletionStage<Void> update(Set<String> started, Set<String> stopped) {
+    List<BucketChange> changes = keys.changes(started, stopped);
+    if (majority.isClosed()) {
+      return majority.closedFailure();
+    }
+    List<CompletableFuture<Void>> writes = new ArrayList<>(changes.size());
+    for (BucketChange change : changes) {
+      Replicator.Update<ORSet<String>> update = new Replicator.Update<>(change.key(), ORSet.create(),
+          majority.writeConsistency(), set -> change.applyTo(set, self));
+      writes.add(majority.write(update, () -> "the remembered entities' change " + change,
+          "It may have reached some of them, which is harmless: the shard writes the change again when it retries")
+          .toCompletableFuture());
+    }
+    return ReplicaMajority.unwrapped(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
+  }
+
+  @Override
+  public String describe() {
+    return "ddata (durable on disk in LMDB, here in " + lmdbDirectory.getAbsolutePath() + ", and replicated on "
+        + role.map(r -> "the nodes with role [" + r + "]").orElse("every node") + "; writes and reads by majority, "
+        + "of at least " + settings.majorityMinCap() + " nodes or all of them)";
+  }
+
+  @Override
+  public void close() {
+    majority.close();
+  }
+}

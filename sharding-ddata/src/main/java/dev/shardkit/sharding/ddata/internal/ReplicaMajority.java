@@ -1,0 +1,323 @@
+package dev.shardkit.sharding.ddata.internal;
+
+import dev.shardkit.sharding.ddata.DDataSettings;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.cluster.Cluster;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.ddata.Key;
+import org.apache.pekko.cluster.ddata.ReplicatedData;
+import org.apache.pekko.cluster.ddata.Replicator;
+import org.apache.pekko.pattern.AskTimeoutException;
+import org.apache.pekko.pattern.Patterns;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.concurrent.duration.FiniteDuration;
+
+/**
+ * Reads and writes keys of one of shardkit's replicators by majority, for one store (a
+ * coordinator's, or a shard's remembered entities): what every ddata store shares.
+ *
+ * <p>Majorities are of at least {@code majority-min-cap} nodes (all if fewer), and leave out the
+ * nodes that are exiting the cluster (Pekko's {@code ReadMajorityPlus}/{@code WriteMajorityPlus}
+ * with nothing added): their copies are about to go, so a write they confirmed would not protect
+ * the data, and when a store moves away from a leaving node, its successor's read does not wait
+ * for a node that is shutting down. A majority read and an earlier majority write still share a
+ * staying node (also when the writer was itself exiting: it counts itself, but of the S staying
+ * nodes it needs at least (S + 1) / 2, and a read needs S / 2 + 1 of them).
+ *
+ * <p>A read first waits until the local replicator knows the cluster's members (a replicator that
+ * does not yet know them reads only itself and finds nothing), and a read that times out is tried
+ * again up to {@code read-retries} times. A write that times out fails at once: it may have
+ * reached some replicas, and the store's caller retries it.
+ *
+ * <p>Thread-safe; {@link #close} makes later reads and retries fail with the store's message.
+ */
+public final class ReplicaMajority {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaMajority.class);
+  /** How often a read checks whether the replicator has caught up with the cluster's members. */
+  private static final Duration MEMBERSHIP_POLL = Duration.ofMillis(50);
+
+  private final ActorSystem<?> system;
+  private final Optional<String> role;
+  private final DDataSettings settings;
+  private final ActorRef replicator;
+  private final Cluster cluster;
+  private final String subject;
+  private final String closedMessage;
+  private volatile boolean closed;
+
+  /**
+   * @param replicator shardkit's replicator for {@code role}, from {@link Replicators}
+   * @param subject what the store serves, first in every message, e.g. "Entity type [Cart]"
+   * @param closedMessage what a call on the closed store fails with, after the subject
+   */
+  public ReplicaMajority(ActorSystem<?> system, Optional<String> role, DDataSettings settings, ActorRef replicator,
+      String subject, String closedMessage) {
+    this.system = system;
+    this.role = role;
+    this.settings = settings;
+    this.replicator = replicator;
+    this.cluster = Cluster.get(Adapter.toClassic(system));
+    this.subject = subject;
+    this.closedMessage = closedMessage;
+  }
+
+  public Cluster cluster() {
+    return cluster;
+  }
+
+  public DDataSettings settings() {
+    return settings;
+  }
+
+  /** From now on, reads that are still retrying and calls that check {@link #isClosed} fail. */
+  public void close() {
+    closed = true;
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /** A stage failed with the store's "closed" error. */
+  public <T> CompletionStage<T> closedFailure() {
+    return CompletableFuture.failedFuture(new IllegalStateException(subject + ": " + closedMessage));
+  }
+
+  /** The consistency of every write: a majority with the minimum cap. */
+  public Replicator.WriteConsistency writeConsistency() {
+    return new Replicator.WriteMajorityPlus(scala(settings.writeTimeout()), 0, settings.majorityMinCap());
+  }
+
+  // ---- read
+
+  private sealed interface ReadResult<T> {}
+
+  private record Found<T>(T data) implements ReadResult<T> {}
+
+  private record NothingStored<T>() implements ReadResult<T> {}
+
+  /** No majority answered; {@code why} says what happened instead. */
+  private record NoMajority<T>(String why) implements ReadResult<T> {}
+
+  /**
+   * The value of {@code key} merged from a majority of the replicas; empty if none of them has
+   * one. Fails with a {@link TimeoutException} if no majority answered in {@code read-retries + 1}
+   * attempts, or with the closed error if the store closed meanwhile.
+   *
+   * @param what the data, for messages, e.g. "the coordinator state"
+   */
+  public <T extends ReplicatedData> CompletionStage<Optional<T>> read(Key<T> key, String what) {
+    return unwrapped(read(key, what, 1));
+  }
+
+  private <T extends ReplicatedData> CompletionStage<Optional<T>> read(Key<T> key, String what, int attempt) {
+    int attempts = settings.readRetries() + 1;
+    long timeoutMillis = settings.readTimeout().toMillis();
+    return replicatorKnowsMembers(System.nanoTime() + settings.readTimeout().toNanos())
+        .thenCompose(known -> known ? readMajority(key, what) : CompletableFuture.<ReadResult<T>>completedFuture(
+            new NoMajority<>("the local replicator did not learn of the cluster's members within " + timeoutMillis
+                + " ms")))
+        .thenCompose(result -> {
+          if (result instanceof Found<T> f) {
+            return CompletableFuture.completedFuture(Optional.of(f.data()));
+          } else if (result instanceof NothingStored<T>) {
+            return CompletableFuture.completedFuture(Optional.<T>empty());
+          }
+          String why = ((NoMajority<T>) result).why();
+          if (closed) {
+            return closedFailure();
+          }
+          if (attempt < attempts) {
+            LOG.warn("{}: reading {} on {} from a majority of the replicas ({}) failed: {} (attempt {} of {}); "
+                + "trying again", subject, what, cluster.selfAddress(), describe(), why, attempt, attempts);
+            return read(key, what, attempt + 1);
+          }
+          return CompletableFuture.failedFuture(new TimeoutException(subject + ": could not read " + what + " on "
+              + cluster.selfAddress() + " from a majority of the replicas (" + describe() + ") in " + attempts
+              + " attempt(s): " + why + "; are that many nodes unreachable, or not running shardkit's replicator?"));
+        });
+  }
+
+  private <T extends ReplicatedData> CompletionStage<ReadResult<T>> readMajority(Key<T> key, String what) {
+    Replicator.ReadMajorityPlus consistency = new Replicator.ReadMajorityPlus(scala(settings.readTimeout()), 0,
+        settings.majorityMinCap());
+    return ask(new Replicator.Get<>(key, consistency), settings.readTimeout()).handle((reply, error) -> {
+      if (error != null) {
+        if (unwrap(error) instanceof AskTimeoutException) {
+          return new NoMajority<>("the local replicator " + replicator.path() + " did not answer");
+        }
+        throw new CompletionException(unwrap(error));
+      }
+      if (reply instanceof Replicator.GetSuccess<?> success) {
+        @SuppressWarnings("unchecked")
+        T data = (T) success.dataValue();
+        return new Found<>(data);
+      } else if (reply instanceof Replicator.NotFound<?>) {
+        return new NothingStored<>();
+      } else if (reply instanceof Replicator.GetFailure<?>) {
+        return new NoMajority<>("timed out after " + settings.readTimeout().toMillis() + " ms");
+      }
+      throw new IllegalStateException(subject + ": unexpected answer to reading " + what + ": " + reply);
+    });
+  }
+
+  /**
+   * A replicator that has not yet heard of the other members treats a majority read as a local
+   * one and would find nothing: before reading, wait (up to the deadline) until it counts at least
+   * the Up members of the role that the cluster knows. False if it did not catch up in time.
+   */
+  private CompletionStage<Boolean> replicatorKnowsMembers(long deadlineNanos) {
+    int expected = upMembersOfRole();
+    return Patterns.ask(replicator, Replicator.getReplicaCount(), settings.readTimeout())
+        .thenCompose(reply -> {
+          if (((Replicator.ReplicaCount) reply).n() >= expected) {
+            return CompletableFuture.completedFuture(true);
+          }
+          if (System.nanoTime() + MEMBERSHIP_POLL.toNanos() > deadlineNanos) {
+            return CompletableFuture.completedFuture(false);
+          }
+          CompletableFuture<Boolean> next = new CompletableFuture<>();
+          system.scheduler().scheduleOnce(MEMBERSHIP_POLL, () -> replicatorKnowsMembers(deadlineNanos)
+              .whenComplete((v, e) -> {
+                if (e != null) {
+                  next.completeExceptionally(e);
+                } else {
+                  next.complete(v);
+                }
+              }), system.executionContext());
+          return next;
+        })
+        .exceptionally(e -> {
+          if (unwrap(e) instanceof AskTimeoutException) {
+            return false;
+          }
+          throw new CompletionException(unwrap(e));
+        });
+  }
+
+  // ---- write
+
+  /**
+   * Sends {@code update} (built with {@link #writeConsistency}) and completes once a majority
+   * confirmed it. Fails with a {@link TimeoutException} if it was not confirmed in time (the
+   * message ends with {@code onTimeout}, which says why retrying is safe), or with the cause of a
+   * {@link Replicator.ModifyFailure} (an exception the update's modify function threw).
+   *
+   * @param what the data written, for messages, e.g. "the state after ... (version 2.1)"
+   */
+  public CompletionStage<Void> write(Replicator.Update<?> update, Supplier<String> what, String onTimeout) {
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("{}: writing {}", subject, what.get());
+    }
+    return unwrapped(ask(update, settings.writeTimeout()).handle((reply, error) -> {
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("{}: the write of {} was answered with {}", subject, what.get(), error != null ? error : reply);
+      }
+      if (error != null) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof AskTimeoutException) {
+          throw new CompletionException(new TimeoutException(subject + ": shardkit's replicator "
+              + replicator.path() + " did not answer the write of " + what.get() + "; is it stopped?"));
+        }
+        throw new CompletionException(cause);
+      }
+      if (reply instanceof Replicator.UpdateSuccess<?>) {
+        return null;
+      } else if (reply instanceof Replicator.UpdateTimeout<?>) {
+        throw new CompletionException(new TimeoutException(subject + ": " + what.get() + " was not confirmed by a "
+            + "majority of the replicas (" + describe() + ") within " + settings.writeTimeout().toMillis()
+            + " ms. " + onTimeout));
+      } else if (reply instanceof Replicator.ModifyFailure<?> failure) {
+        throw new CompletionException(failure.cause());
+      } else if (reply instanceof Replicator.StoreFailure<?>) {
+        throw new CompletionException(new IllegalStateException(subject + ": " + what.get() + " could not be "
+            + "stored on this node's disk by shardkit's replicator " + replicator.path() + " (see its error in the "
+            + "log)"));
+      }
+      throw new CompletionException(new IllegalStateException(subject + ": unexpected answer to writing "
+          + what.get() + ": " + reply));
+    }));
+  }
+
+  // ---- helpers
+
+  private CompletionStage<Object> ask(Object message, Duration consistencyTimeout) {
+    // The replicator answers by itself when the consistency timeout expires; the ask's own
+    // timeout only catches a replicator that does not answer at all.
+    return Patterns.ask(replicator, message, consistencyTimeout.multipliedBy(2).plusSeconds(1));
+  }
+
+  /**
+   * E.g. "needs 3 of the 3 replica node(s) with role [backend], majority-min-cap 5", counted as
+   * the replicator counts them, from this node's view of the cluster: itself, and every other
+   * member of the role that was Up and is not yet exiting or removed (unreachable and downed ones
+   * included).
+   */
+  public String describe() {
+    int n = 1;
+    for (Member m : cluster.state().getMembers()) {
+      MemberStatus status = m.status();
+      boolean counted = status == MemberStatus.up() || status == MemberStatus.leaving() || status == MemberStatus.down();
+      if (counted && ofRole(m) && !m.address().equals(cluster.selfAddress())) {
+        n++;
+      }
+    }
+    int needed = Math.min(n, Math.max(n / 2 + 1, settings.majorityMinCap()));
+    return "needs " + needed + " of the " + n + " replica node(s) " + role.map(r -> "with role [" + r + "]")
+        .orElse("of the cluster") + ", majority-min-cap " + settings.majorityMinCap();
+  }
+
+  /** The Up members of the role, this node included: the replicas a caught-up replicator knows. */
+  private int upMembersOfRole() {
+    int n = 0;
+    for (Member m : cluster.state().getMembers()) {
+      if (m.status() == MemberStatus.up() && ofRole(m)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private boolean ofRole(Member m) {
+    return role.map(m::hasRole).orElse(true);
+  }
+
+  /**
+   * The same outcome, failed with the cause itself rather than the {@link CompletionException}
+   * that composed stages wrap it in, so the caller's log shows our message first.
+   */
+  public static <T> CompletionStage<T> unwrapped(CompletionStage<T> stage) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    stage.whenComplete((value, error) -> {
+      if (error != null) {
+        result.completeExceptionally(unwrap(error));
+      } else {
+        result.complete(value);
+      }
+    });
+    return result;
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  private static FiniteDuration scala(Duration d) {
+    return FiniteDuration.create(d.toMillis(), TimeUnit.MILLISECONDS);
+  }
+}

@@ -22,9 +22,10 @@ import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 
 /**
- * Deletes the sharding data that {@code shardkit.sharding.state-store-mode = persistence} keeps
- * for the named entity types: every event and snapshot of their coordinators. For a cluster that
- * cannot start because that data is corrupt or was written by an incompatible version.
+ * Deletes the sharding data that this module keeps for the named entity types: every event and
+ * snapshot of their coordinators ({@code shardkit.sharding.state-store-mode = persistence}) and of
+ * their shards' remembered entities ({@code remember-entities-store = persistence}). For a cluster
+ * that cannot start because that data is corrupt or was written by an incompatible version.
  *
  * <pre>
  * java -cp &lt;the application's classpath&gt; dev.shardkit.sharding.persistence.RemoveShardingData \
@@ -32,9 +33,12 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
  * </pre>
  *
  * <p>It reads the application's config ({@code application.conf}, or {@code -Dconfig.file=...})
- * for the journal and snapshot store under {@code shardkit.sharding.persistence}, and starts a
- * local (not clustered) actor system with them. Without {@code --force} it only says what it
- * would delete and why that is dangerous, and deletes nothing. Deleting is safe to repeat.
+ * for the journal, snapshot store and read journal under {@code shardkit.sharding.persistence},
+ * and starts a local (not clustered) actor system with them. The remembered entities are stored
+ * per shard, so their persistence ids are looked up: every id of the read journal's
+ * {@code currentPersistenceIds} that starts with {@link ShardingPersistenceIds#entitiesPrefix}
+ * (which no other type's ids start with). Without {@code --force} it only says what it would
+ * delete and why that is dangerous, and deletes nothing. Deleting is safe to repeat.
  */
 public final class RemoveShardingData {
   /** Everything was deleted (or there was nothing). */
@@ -87,6 +91,7 @@ public final class RemoveShardingData {
     PersistenceStoreSettings settings;
     try {
       settings = PersistenceStoreSettings.fromConfig(config);
+      settings.requireReadJournalOfJournal(config);
     } catch (IllegalArgumentException e) {
       out.println("Cannot run: " + e.getMessage());
       return EXIT_NOT_RUN;
@@ -101,12 +106,13 @@ public final class RemoveShardingData {
   private static void usage(PrintStream out) {
     out.println("Usage: java -cp <the application's classpath> " + CLASS + " " + FORCE
         + " <entity type> [<entity type> ...]");
-    out.println("Deletes the coordinator state that shardkit.sharding.state-store-mode = persistence keeps for "
-        + "the named entity types,");
-    out.println("from the journal and snapshot store configured under shardkit.sharding.persistence in the "
-        + "application's config");
-    out.println("(application.conf, or -Dconfig.file=...). Without " + FORCE + " it deletes nothing and says "
-        + "what it would delete.");
+    out.println("Deletes the coordinator state (shardkit.sharding.state-store-mode = persistence) and the "
+        + "remembered entities");
+    out.println("(shardkit.sharding.remember-entities-store = persistence) of the named entity types, from the "
+        + "journal and snapshot");
+    out.println("store configured under shardkit.sharding.persistence in the application's config "
+        + "(application.conf, or");
+    out.println("-Dconfig.file=...). Without " + FORCE + " it deletes nothing and says what it would delete.");
   }
 
   private static void warn(Set<String> types, PersistenceStoreSettings settings, PrintStream out) {
@@ -118,6 +124,8 @@ public final class RemoveShardingData {
             + kind.describeIds(type) + "])");
       }
     }
+    out.println("The remembered entities' persistence ids (one per shard) are looked up with read journal ["
+        + settings.readJournalPluginId() + "].");
     out.println();
     out.println("This is dangerous:");
     out.println("  - Run it only while the whole cluster is stopped. A coordinator that is running keeps writing, "
@@ -148,7 +156,8 @@ public final class RemoveShardingData {
             "pekko.persistence.snapshot-store.plugin", settings.snapshotPluginId())))
         .withFallback(config);
     ActorSystem system = ActorSystem.create("shardkit-remove-sharding-data", local);
-    // Recovery of the highest sequence number, deleting the events, deleting the snapshots.
+    // Listing persistence ids; or recovery of the highest sequence number, deleting the snapshots,
+    // deleting the events.
     Duration timeout = settings.storeTimeout().multipliedBy(3);
     List<String> failures = new ArrayList<>();
     try {
@@ -158,8 +167,11 @@ public final class RemoveShardingData {
         for (ShardingDataKind kind : ShardingDataKind.ALL) {
           String what = "entity type [" + type + "]: " + kind.description();
           try {
-            List<String> ids = kind.persistenceIds(Adapter.toTyped(system), type).toCompletableFuture()
+            List<String> ids = kind.persistenceIds(Adapter.toTyped(system), settings, type).toCompletableFuture()
                 .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (ids.isEmpty()) {
+              out.println("  " + what + ": nothing stored");
+            }
             for (String id : ids) {
               out.println("  " + what + ", persistenceId [" + id + "]: " + describe(remove(system, id, timeout)));
             }

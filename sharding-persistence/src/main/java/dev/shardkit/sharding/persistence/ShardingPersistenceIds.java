@@ -1,5 +1,7 @@
 package dev.shardkit.sharding.persistence;
 
+import dev.shardkit.sharding.EntityTypeKey;
+
 /**
  * The persistence ids under which shardkit keeps an entity type's data in the journal and the
  * snapshot store. They are part of the stored format: data written under one id is found only
@@ -8,6 +10,15 @@ package dev.shardkit.sharding.persistence;
 public final class ShardingPersistenceIds {
   /** The prefix of every coordinator's persistence id. */
   public static final String COORDINATOR_PREFIX = "shardkit-coordinator-";
+  /** The prefix of every shard's remembered-entities persistence id. */
+  public static final String ENTITIES_PREFIX = "shardkit-entities-";
+  /**
+   * Ends the entity type's name in a remembered-entities persistence id. Type names cannot hold
+   * it, so the type's ids are exactly those that start with {@link #entitiesPrefix}: type
+   * {@code A}'s prefix {@code shardkit-entities-A|} is no prefix of type {@code A-b}'s ids
+   * ({@code shardkit-entities-A-b|...}), whatever the shard ids are.
+   */
+  public static final char TYPE_END = '|';
 
   private ShardingPersistenceIds() {}
 
@@ -23,5 +34,35 @@ public final class ShardingPersistenceIds {
       throw new IllegalArgumentException("An entity type name must not be null or empty");
     }
     return COORDINATOR_PREFIX + typeName;
+  }
+
+  /**
+   * The persistence id of the remembered entities of one shard of an entity type (with
+   * {@code remember-entities-store = persistence}).
+   *
+   * @param typeName the entity type's name ({@code EntityTypeKey.name()})
+   * @param shardId the shard's id, any non-empty string
+   * @return {@code "shardkit-entities-" + typeName + "|" + shardId}, e.g.
+   *     {@code shardkit-entities-Cart|17}
+   * @throws IllegalArgumentException if the type name is not one {@code EntityTypeKey} accepts,
+   *     or the shard id is null or empty
+   */
+  public static String entities(String typeName, String shardId) {
+    if (shardId == null || shardId.isEmpty()) {
+      throw new IllegalArgumentException("A shard id must not be null or empty (entity type [" + typeName + "])");
+    }
+    return entitiesPrefix(typeName) + shardId;
+  }
+
+  /**
+   * What the remembered-entities persistence ids of an entity type start with, and no other
+   * type's: {@code "shardkit-entities-" + typeName + "|"}.
+   *
+   * @throws IllegalArgumentException if the type name is not one {@code EntityTypeKey} accepts
+   */
+  public static String entitiesPrefix(String typeName) {
+    // The separator is unambiguous only for names that cannot hold it: EntityTypeKey's rules.
+    EntityTypeKey.create(Object.class, typeName);
+    return ENTITIES_PREFIX + typeName + TYPE_END;
   }
 }

@@ -3,17 +3,21 @@ package dev.shardkit.sharding.persistence;
 import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.await;
 import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.storeAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.ClusterSharding;
 import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.internal.StateStores;
 import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.RememberEntitiesStore;
+import dev.shardkit.sharding.spi.RememberEntitiesStoreProvider;
 import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.Recorder;
 import dev.shardkit.sharding.testkit.Recorder.Command;
@@ -26,6 +30,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -35,8 +40,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The default database, an H2 file: no server and no setup beyond choosing the mode. Only the
- * file's place is moved (to a temporary directory), the rest is {@code reference.conf}.
+ * The default database, an H2 file: no server and no setup beyond choosing the mode, for the
+ * coordinator state and the remembered entities. Only the file's place is moved (to a temporary
+ * directory), the rest is {@code reference.conf}.
  */
 class H2DefaultStoreTest {
   @TempDir
@@ -79,6 +85,43 @@ class H2DefaultStoreTest {
       }
     } finally {
       StoreTestSupport.terminate(regions);
+    }
+  }
+
+  @Test
+  void rememberedEntitiesAreKeptInTheSameFile() throws Exception {
+    String pid = ShardingPersistenceIds.entities("H2Entities", "12");
+    // A cluster node as the tests' clusters run them, with serialize-messages = on.
+    try (TestCluster cluster = new TestCluster("H2EntitiesFirst")) {
+      ActorSystem<Void> first = cluster.add(config());
+      // What the shard does: the mode names this module's provider.
+      ShardingSettings settings = ShardingSettings.create(first).withRememberEntitiesStore("persistence");
+      RememberEntitiesStoreProvider provider = StateStores.rememberEntitiesProvider(
+          first.settings().config().getConfig("shardkit.sharding"), settings.rememberEntitiesStore());
+      assertInstanceOf(PersistenceRememberEntitiesStoreProvider.class, provider);
+      provider.startOnNode(first, "H2Entities", settings);
+      RememberEntitiesStore store = provider.create(first, "H2Entities", "12", settings);
+      assertEquals(Set.of(), await(store.load()));
+      await(store.update(Set.of("a", "b"), Set.of()));
+      await(store.update(Set.of("c"), Set.of("a")));
+      assertTrue(store.describe().contains(pid), store.describe());
+    }
+
+    ActorSystem<Void> second = StoreTestSupport.system("H2EntitiesSecond", config());
+    try {
+      assertEquals(Set.of("b", "c"), await(new PersistenceRememberEntitiesStoreProvider().create(second, "H2Entities",
+          "12", ShardingSettings.create(second)).load()));
+    } finally {
+      StoreTestSupport.terminate(second);
+    }
+    try (Connection c = DriverManager.getConnection(url(), "sa", "");
+        PreparedStatement s = c.prepareStatement(
+            "SELECT count(*) FROM \"event_journal\" WHERE \"persistence_id\" = ? AND NOT \"deleted\"")) {
+      s.setString(1, pid);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        assertEquals(2, rs.getLong(1), "one row per update");
+      }
     }
   }
 

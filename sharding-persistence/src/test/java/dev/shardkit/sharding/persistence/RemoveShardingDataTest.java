@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
 import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
@@ -15,16 +16,15 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The command-line tool against a real PostgreSQL: it deletes nothing without {@code --force}
- * and says why; with it, the named types' coordinators start empty and other types keep theirs.
+ * and says why; with it, the named types' coordinators start empty and their shards remember no
+ * entity, while other types keep theirs, also a type whose name starts with a named one.
  */
 class RemoveShardingDataTest {
   /**
@@ -43,7 +44,15 @@ class RemoveShardingDataTest {
    * test that deletes with --force names Alpha (and Gamma, never stored); the others check that
    * Beta is untouched.
    */
-  static final String SNAPSHOTS = "shardkit.sharding.persistence.snapshot-after = 3\n";
+  static final String SNAPSHOTS = "shardkit.sharding.persistence { snapshot-after = 3, "
+      + "remember-entities.snapshot-after = 3 }\n";
+  /** Alpha's shards; "b|1" holds the separator of type and shard, and still belongs to Alpha. */
+  static final List<String> ALPHA_SHARDS = List.of("1", "2", "b|1");
+  /**
+   * Starts with "Alpha-": a prefix of "shardkit-entities-Alpha-" would take its shard 1 for
+   * Alpha's shard "b-1". The tool must leave it alone.
+   */
+  static final String CLASHING = "Alpha-b";
   static EmbeddedPostgresServer postgres;
   static Config config;
 
@@ -64,7 +73,14 @@ class RemoveShardingDataTest {
         storeAll(store, CoordinatorState.empty(), events.toArray(CoordinatorEvent[]::new));
         store.close();
       }
-      TestCluster.await(Duration.ofSeconds(30), () -> rows("snapshot", "Alpha") > 0 && rows("snapshot", "Beta") > 0,
+      for (String shard : ALPHA_SHARDS) {
+        remember(cluster, "Alpha", shard);
+      }
+      remember(cluster, CLASHING, "1");
+      remember(cluster, "Beta", "1");
+      TestCluster.await(Duration.ofSeconds(30), () -> postgres.snapshotSequenceNrs(coordinator("Alpha")).size() > 0
+          && postgres.snapshotSequenceNrs(coordinator("Beta")).size() > 0
+          && ALPHA_SHARDS.stream().allMatch(s -> postgres.snapshotSequenceNrs(entities("Alpha", s)).size() > 0),
           "snapshots are written");
     } finally {
       // The tool is for a cluster that is stopped.
@@ -72,18 +88,48 @@ class RemoveShardingDataTest {
     }
   }
 
+  /** Five updates: the shard remembers e-2, e-3 and e-4. */
+  static void remember(ActorSystem<?> system, String type, String shard) throws Exception {
+    RememberEntitiesStore store = entitiesStore(system, type, shard);
+    await(store.update(Set.of("e-1", "e-2"), Set.of()));
+    await(store.update(Set.of("e-3"), Set.of("e-1")));
+    await(store.update(Set.of("e-4"), Set.of()));
+    await(store.update(Set.of("e-5"), Set.of()));
+    await(store.update(Set.of(), Set.of("e-5")));
+    store.close();
+  }
+
+  static final Set<String> REMEMBERED = Set.of("e-2", "e-3", "e-4");
+
   @AfterAll
   static void stop() {
     postgres.close();
+  }
+
+  static String coordinator(String type) {
+    return ShardingPersistenceIds.coordinator(type);
+  }
+
+  static String entities(String type, String shard) {
+    return ShardingPersistenceIds.entities(type, shard);
   }
 
   static CoordinatorStateStore store(ActorSystem<?> system, String typeName) {
     return new PersistenceCoordinatorStateStoreProvider().create(system, typeName, ShardingSettings.create(system));
   }
 
+  static RememberEntitiesStore entitiesStore(ActorSystem<?> system, String typeName, String shard) {
+    return new PersistenceRememberEntitiesStoreProvider().create(system, typeName, shard,
+        ShardingSettings.create(system));
+  }
+
   record Run(int exitCode, String output) {}
 
   static Run run(String... args) {
+    return run(config, args);
+  }
+
+  static Run run(Config config, String... args) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     int code = RemoveShardingData.run(List.of(args), config, new PrintStream(bytes, true, StandardCharsets.UTF_8));
     return new Run(code, bytes.toString(StandardCharsets.UTF_8));
@@ -98,18 +144,18 @@ class RemoveShardingDataTest {
     }
   }
 
-  static long rows(String table, String type) {
-    try (Connection c = postgres.connect();
-        PreparedStatement s = c.prepareStatement("SELECT count(*) FROM " + table + " WHERE persistence_id = ?"
-            + (table.equals("event_journal") ? " AND NOT deleted" : ""))) {
-      s.setString(1, ShardingPersistenceIds.coordinator(type));
-      try (ResultSet rs = s.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    } catch (Exception e) {
-      throw new AssertionError(e);
+  static Set<String> loadEntities(String type, String shard) throws Exception {
+    ActorSystem<Void> system = StoreTestSupport.system("CheckEntities", SNAPSHOTS + postgres.storeConfig());
+    try {
+      return await(entitiesStore(system, type, shard).load());
+    } finally {
+      StoreTestSupport.terminate(system);
     }
+  }
+
+  /** Events not marked deleted, and snapshots, of {@code persistenceId}. */
+  static long rows(String persistenceId) {
+    return postgres.liveEventRows(persistenceId) + postgres.snapshotSequenceNrs(persistenceId).size();
   }
 
   @Test
@@ -118,12 +164,17 @@ class RemoveShardingDataTest {
     assertEquals(RemoveShardingData.EXIT_NOT_RUN, r.exitCode(), r.output());
     assertTrue(r.output().contains("entity type [Beta]: coordinator state (persistenceId [shardkit-coordinator-Beta])"),
         r.output());
+    assertTrue(r.output().contains("entity type [Beta]: remembered entities (persistenceId "
+        + "[shardkit-entities-Beta|<shard id>, one per shard])"), r.output());
+    assertTrue(r.output().contains("looked up with read journal [shardkit.sharding.persistence.jdbc-read-journal]"),
+        r.output());
     assertTrue(r.output().contains("Run it only while the whole cluster is stopped"), r.output());
     assertTrue(r.output().contains("the next coordinator starts empty"), r.output());
     assertTrue(r.output().contains("remembered entities are forgotten too"), r.output());
     assertTrue(r.output().contains("Nothing was deleted"), r.output());
     assertTrue(r.output().contains("--force Beta"), r.output());
     assertEquals(7, load("Beta").shards().size(), "the data is untouched");
+    assertEquals(REMEMBERED, loadEntities("Beta", "1"), "the data is untouched");
   }
 
   @Test
@@ -140,7 +191,14 @@ class RemoveShardingDataTest {
     Run badName = run("--force", "no/such type");
     assertEquals(RemoveShardingData.EXIT_NOT_RUN, badName.exitCode());
     assertTrue(badName.output().contains("Not an entity type name: [no/such type]"), badName.output());
+    // A read journal of another journal would find no remembered entities, and say nothing.
+    Run otherReadJournal = run(ConfigFactory.parseString("shardkit.sharding.persistence.journal-plugin-id = "
+        + "\"jdbc-journal\"").withFallback(config), "--force", "Beta");
+    assertEquals(RemoveShardingData.EXIT_NOT_RUN, otherReadJournal.exitCode());
+    assertTrue(otherReadJournal.output().contains("Cannot run: shardkit.sharding.persistence.read-journal-plugin-id"),
+        otherReadJournal.output());
     assertEquals(7, load("Beta").shards().size(), "nothing was deleted");
+    assertEquals(REMEMBERED, loadEntities("Beta", "1"), "nothing was deleted");
   }
 
   @Test
@@ -149,27 +207,49 @@ class RemoveShardingDataTest {
     assertEquals(RemoveShardingData.EXIT_OK, r.exitCode(), r.output());
     assertTrue(r.output().contains("entity type [Alpha]: coordinator state, persistenceId "
         + "[shardkit-coordinator-Alpha]: deleted events up to sequence number 8 and all snapshots"), r.output());
+    for (String shard : ALPHA_SHARDS) {
+      assertTrue(r.output().contains("entity type [Alpha]: remembered entities, persistenceId [shardkit-entities-Alpha|"
+          + shard + "]: deleted events up to sequence number 5 and all snapshots"), r.output());
+    }
     assertTrue(r.output().contains("entity type [Gamma]: coordinator state, persistenceId "
         + "[shardkit-coordinator-Gamma]: no events were stored"), r.output());
+    assertTrue(r.output().contains("entity type [Gamma]: remembered entities: nothing stored"), r.output());
+    assertFalse(r.output().contains(CLASHING), r.output());
     assertTrue(r.output().contains("Done."), r.output());
 
-    assertEquals(0, rows("event_journal", "Alpha"));
-    assertEquals(0, rows("snapshot", "Alpha"));
+    assertEquals(0, rows(coordinator("Alpha")));
     assertEquals(CoordinatorState.empty(), load("Alpha"));
+    for (String shard : ALPHA_SHARDS) {
+      assertEquals(0, rows(entities("Alpha", shard)), shard);
+      assertEquals(Set.of(), loadEntities("Alpha", shard), shard);
+    }
     assertEquals(7, load("Beta").shards().size(), "a type not named keeps its state");
+    assertEquals(REMEMBERED, loadEntities("Beta", "1"), "a type not named keeps its entities");
+    assertEquals(REMEMBERED, loadEntities(CLASHING, "1"), "so does a type whose name starts with a named one");
+    assertTrue(rows(entities(CLASHING, "1")) > 0);
 
-    // A new coordinator of the type writes on from there, and running the tool again is harmless.
+    // A new coordinator and shard of the type write on from there, and running the tool again is harmless.
     ActorSystem<Void> system = StoreTestSupport.system("AfterTheTool", SNAPSHOTS + postgres.storeConfig());
     try {
       ActorRef<Object> region = system.systemActorOf(Behaviors.empty(), "region", Props.empty());
       storeAll(store(system, "Alpha"), CoordinatorState.empty(), new RegionRegistered(region));
+      RememberEntitiesStore shard = entitiesStore(system, "Alpha", "1");
+      await(shard.update(Set.of("again"), Set.of()));
+      shard.close();
     } finally {
       StoreTestSupport.terminate(system);
     }
     assertEquals(1, load("Alpha").regions().size());
+    assertEquals(Set.of("again"), loadEntities("Alpha", "1"));
     Run again = run("--force", "Alpha");
     assertEquals(RemoveShardingData.EXIT_OK, again.exitCode(), again.output());
+    assertTrue(again.output().contains("entity type [Alpha]: remembered entities, persistenceId "
+        + "[shardkit-entities-Alpha|1]: deleted events up to sequence number 6"), again.output());
     assertEquals(CoordinatorState.empty(), load("Alpha"));
+    assertEquals(Set.of(), loadEntities("Alpha", "1"));
+    Run third = run("--force", "Alpha");
+    assertTrue(third.output().contains("entity type [Alpha]: remembered entities: nothing stored"), third.output());
+    assertEquals(REMEMBERED, loadEntities(CLASHING, "1"));
   }
 
   @Test
@@ -179,11 +259,13 @@ class RemoveShardingDataTest {
       Run r = run("--force", "Beta");
       assertEquals(RemoveShardingData.EXIT_FAILED, r.exitCode(), r.output());
       assertTrue(r.output().contains("entity type [Beta]: coordinator state: FAILED"), r.output());
+      assertTrue(r.output().contains("entity type [Beta]: remembered entities: FAILED"), r.output());
       assertTrue(r.output().contains("Fix the cause and run again"), r.output());
       assertFalse(r.output().contains("Done."), r.output());
     } finally {
       postgres.restart();
     }
-    assertTrue(rows("event_journal", "Beta") > 0, "nothing was deleted");
+    assertTrue(rows(coordinator("Beta")) > 0, "nothing was deleted");
+    assertTrue(rows(entities("Beta", "1")) > 0, "nothing was deleted");
   }
 }

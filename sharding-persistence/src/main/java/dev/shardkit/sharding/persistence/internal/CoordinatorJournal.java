@@ -2,21 +2,16 @@ package dev.shardkit.sharding.persistence.internal;
 
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
-import java.time.Duration;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.persistence.typed.DeleteEventsFailed;
-import org.apache.pekko.persistence.typed.DeleteSnapshotsFailed;
 import org.apache.pekko.persistence.typed.EventAdapter;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.SnapshotAdapter;
-import org.apache.pekko.persistence.typed.SnapshotFailed;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.Effect;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
@@ -31,24 +26,24 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * (written, confirmation lost, written again) and acknowledge it without a second write.
  *
  * <p>It stops at the first journal failure (a write or recovery that failed), without retrying:
- * {@link CoordinatorStoreActor} fails the waiting requests with the cause and starts a new one on
- * the next request, which the coordinator sends with its own backoff.
+ * {@link JournalStoreActor} fails the waiting requests with the cause and starts a new one on the
+ * next request, which the coordinator sends with its own backoff ({@link JournalFailures}).
  */
 final class CoordinatorJournal extends EventSourcedBehavior<CoordinatorJournal.Command, CoordinatorEvent,
     CoordinatorState> {
 
-  /** Requests from {@link CoordinatorStoreActor}; each is answered with an {@link Answer} of its id. */
+  /** Requests from {@link JournalStoreActor}; each is answered with a {@link JournalAnswer} of its id. */
   sealed interface Command extends NoSerializationVerificationNeeded {}
 
-  /** Asks for the state; answered once recovery is complete. */
-  record GetState(long id, ActorRef<Answer> replyTo) implements Command {}
+  /** Asks for the {@link CoordinatorState}; answered once recovery is complete. */
+  record GetState(long id, ActorRef<JournalAnswer> replyTo) implements Command {}
 
-  /** Asks to store {@code event}, after which the coordinator's state is {@code stateAfter}. */
-  record Persist(long id, CoordinatorEvent event, CoordinatorState stateAfter, ActorRef<Answer> replyTo)
+  /**
+   * Asks to store {@code event}, after which the coordinator's state is {@code stateAfter};
+   * answered with {@link Done}.
+   */
+  record Persist(long id, CoordinatorEvent event, CoordinatorState stateAfter, ActorRef<JournalAnswer> replyTo)
       implements Command {}
-
-  /** A {@link CoordinatorState} or {@link Done} when {@code failure} is null. */
-  record Answer(long id, Object value, Throwable failure) implements NoSerializationVerificationNeeded {}
 
   private final ActorContext<Command> context;
   private final String typeName;
@@ -57,12 +52,7 @@ final class CoordinatorJournal extends EventSourcedBehavior<CoordinatorJournal.C
 
   private CoordinatorJournal(ActorContext<Command> context, String persistenceId, String typeName,
       PersistenceStoreSettings settings) {
-    // A backoff that allows no restart fails the actor at once, without Pekko's own error log:
-    // the parent reports the failure, and the coordinator's retry starts a new journal.
-    super(PersistenceId.ofUniqueId(persistenceId), SupervisorStrategy
-        .restartWithBackoff(Duration.ofMillis(100), Duration.ofSeconds(1), 0.0)
-        .withMaxRestarts(0)
-        .withLoggingEnabled(false));
+    super(PersistenceId.ofUniqueId(persistenceId), JournalFailures.stopAtFirstFailure());
     this.context = context;
     this.typeName = typeName;
     this.settings = settings;
@@ -90,8 +80,7 @@ final class CoordinatorJournal extends EventSourcedBehavior<CoordinatorJournal.C
 
   @Override
   public RetentionCriteria retentionCriteria() {
-    return RetentionCriteria.snapshotEvery(settings.snapshotAfter(), settings.keepNrOfBatches())
-        .withDeleteEventsOnSnapshot();
+    return settings.coordinator().criteria();
   }
 
   @Override
@@ -108,7 +97,7 @@ final class CoordinatorJournal extends EventSourcedBehavior<CoordinatorJournal.C
   public CommandHandler<Command, CoordinatorEvent, CoordinatorState> commandHandler() {
     return newCommandHandlerBuilder().forAnyState()
         .onCommand(GetState.class, (state, get) -> Effect().none()
-            .thenRun(s -> get.replyTo().tell(new Answer(get.id(), s, null))))
+            .thenRun(s -> get.replyTo().tell(JournalAnswer.of(get.id(), s))))
         .onCommand(Persist.class, this::onPersist)
         .build();
   }
@@ -116,19 +105,19 @@ final class CoordinatorJournal extends EventSourcedBehavior<CoordinatorJournal.C
   private Effect<CoordinatorEvent, CoordinatorState> onPersist(CoordinatorState state, Persist p) {
     EventFit fit = EventFit.of(state, p.event());
     if (fit instanceof EventFit.Applies applies && applies.after().equals(p.stateAfter())) {
-      return Effect().persist(p.event()).thenRun(s -> p.replyTo().tell(new Answer(p.id(), Done.getInstance(), null)));
+      return Effect().persist(p.event()).thenRun(s -> p.replyTo().tell(JournalAnswer.of(p.id(), Done.getInstance())));
     }
     if (fit instanceof EventFit.AlreadyReflected && state.equals(p.stateAfter())) {
       context.getLog().debug("Coordinator state of [{}] already holds {} (an earlier write whose confirmation was "
           + "lost); not writing it again", typeName, p.event());
-      return Effect().none().thenRun(s -> p.replyTo().tell(new Answer(p.id(), Done.getInstance(), null)));
+      return Effect().none().thenRun(s -> p.replyTo().tell(JournalAnswer.of(p.id(), Done.getInstance())));
     }
     // Only a request that the coordinator gave up on (timed out) and has since moved past gets
     // here; nothing is written, and the coordinator no longer waits for this answer.
     String why = fit instanceof EventFit.Conflicts c ? c.reason() : "the stored state is not the one it follows";
     IllegalStateException refused = new IllegalStateException("Not storing " + p.event() + " for entity type ["
         + typeName + "]: it does not follow the stored state " + state + " (" + why + ")");
-    return Effect().none().thenRun(s -> p.replyTo().tell(new Answer(p.id(), null, refused)));
+    return Effect().none().thenRun(s -> p.replyTo().tell(JournalAnswer.failed(p.id(), refused)));
   }
 
   @Override
@@ -155,18 +144,10 @@ final class CoordinatorJournal extends EventSourcedBehavior<CoordinatorJournal.C
 
   @Override
   public SignalHandler<CoordinatorState> signalHandler() {
-    return newSignalHandlerBuilder()
+    return JournalFailures.warnOnSnapshotFailures(newSignalHandlerBuilder(), context.getLog(),
+            "Coordinator state of [" + typeName + "]")
         .onSignal(RecoveryCompleted.instance(), state -> context.getLog().debug(
             "Coordinator state of [{}] recovered up to event #{}: {}", typeName, lastSequenceNumber(context), state))
-        .onSignal(SnapshotFailed.class, (state, f) -> context.getLog().warn(
-            "Coordinator state of [{}]: could not write a snapshot ({}); the events stay, recovery replays more of "
-                + "them", typeName, f.getFailure().toString()))
-        .onSignal(DeleteEventsFailed.class, (state, f) -> context.getLog().warn(
-            "Coordinator state of [{}]: could not delete events before #{} ({}); they are deleted after a later "
-                + "snapshot", typeName, f.getToSequenceNr(), f.getFailure().toString()))
-        .onSignal(DeleteSnapshotsFailed.class, (state, f) -> context.getLog().warn(
-            "Coordinator state of [{}]: could not delete old snapshots ({}); they are deleted after a later snapshot",
-            typeName, f.getFailure().toString()))
         .build();
   }
 }

@@ -13,16 +13,19 @@ import org.apache.pekko.persistence.SnapshotSelectionCriteria;
 import scala.Option;
 
 /**
- * Deletes every event and every snapshot of one persistence id, then stops. It reads no event and
+ * Deletes every snapshot and every event of one persistence id, then stops. It reads no event and
  * no snapshot (only the highest sequence number), so it works on data that cannot be read, which
- * is when it is needed. It uses the actor system's default journal and snapshot store
+ * is when it is needed. Snapshots go first: if the events cannot be deleted afterwards, the id is
+ * still listed by the read journal (which lists ids by their events), so the next run finds it.
+ *
+ * <p>It uses the actor system's default journal and snapshot store
  * ({@code pekko.persistence.journal.plugin}, {@code pekko.persistence.snapshot-store.plugin}):
  * a persistent actor looks its plugins up while it is constructed, before a field of its own could
  * name them.
  */
 public final class PersistenceIdRemover extends AbstractPersistentActor {
 
-  /** What was deleted: events up to {@code highestSequenceNr} (0: there were none) and all snapshots. */
+  /** What was deleted: all snapshots, and events up to {@code highestSequenceNr} (0: there were none). */
   public record Removed(String persistenceId, long highestSequenceNr) {}
 
   private final String persistenceId;
@@ -55,7 +58,7 @@ public final class PersistenceIdRemover extends AbstractPersistentActor {
     return receiveBuilder()
         .match(RecoveryCompleted.class, done -> {
           highest = lastSequenceNr();
-          deleteMessages(Long.MAX_VALUE);
+          deleteSnapshots(SnapshotSelectionCriteria.latest());
         })
         .matchAny(ignored -> {})
         .build();
@@ -64,15 +67,15 @@ public final class PersistenceIdRemover extends AbstractPersistentActor {
   @Override
   public Receive createReceive() {
     return receiveBuilder()
-        .match(DeleteMessagesSuccess.class, ok -> deleteSnapshots(SnapshotSelectionCriteria.latest()))
-        .match(DeleteMessagesFailure.class, f -> finish(new IllegalStateException(
-            "could not delete the events of persistenceId [" + persistenceId + "]: " + f.cause(), f.cause())))
-        .match(DeleteSnapshotsSuccess.class, ok -> {
+        .match(DeleteSnapshotsSuccess.class, ok -> deleteMessages(Long.MAX_VALUE))
+        .match(DeleteSnapshotsFailure.class, f -> finish(new IllegalStateException(
+            "could not delete the snapshots of persistenceId [" + persistenceId + "]: " + f.cause(), f.cause())))
+        .match(DeleteMessagesSuccess.class, ok -> {
           result.complete(new Removed(persistenceId, highest));
           getContext().stop(getSelf());
         })
-        .match(DeleteSnapshotsFailure.class, f -> finish(new IllegalStateException(
-            "could not delete the snapshots of persistenceId [" + persistenceId + "]: " + f.cause(), f.cause())))
+        .match(DeleteMessagesFailure.class, f -> finish(new IllegalStateException(
+            "could not delete the events of persistenceId [" + persistenceId + "]: " + f.cause(), f.cause())))
         .build();
   }
 

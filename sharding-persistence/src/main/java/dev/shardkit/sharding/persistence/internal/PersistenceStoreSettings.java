@@ -3,23 +3,43 @@ package dev.shardkit.sharding.persistence.internal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import java.time.Duration;
+import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 
 /**
- * The settings of the persistence store, from {@code shardkit.sharding.persistence} (see this
- * module's {@code reference.conf}).
+ * The settings of the persistence stores, from {@code shardkit.sharding.persistence} (see this
+ * module's {@code reference.conf}). Both stores share the plugins, the timeout and schema
+ * creation; each has its own {@link Retention}.
  *
  * @param journalPluginId config path of the journal plugin
  * @param snapshotPluginId config path of the snapshot store plugin
- * @param snapshotAfter events between snapshots
- * @param keepNrOfBatches batches of {@code snapshotAfter} events kept behind the latest snapshot
- * @param storeTimeout how long one load or store may take
+ * @param readJournalPluginId config path of the read journal of that journal, with which
+ *     {@code RemoveShardingData} finds the remembered entities' persistence ids
+ * @param coordinator snapshots and deletion of the coordinator state
+ * @param rememberEntities snapshots and deletion of each shard's remembered entities
+ *     ({@code remember-entities.*})
+ * @param storeTimeout how long one load or write may take
  * @param createSchema whether to create the JDBC tables if they are missing
  */
-public record PersistenceStoreSettings(String journalPluginId, String snapshotPluginId, int snapshotAfter,
-    int keepNrOfBatches, Duration storeTimeout, boolean createSchema) {
+public record PersistenceStoreSettings(String journalPluginId, String snapshotPluginId, String readJournalPluginId,
+    Retention coordinator, Retention rememberEntities, Duration storeTimeout, boolean createSchema) {
   public static final String PATH = "shardkit.sharding.persistence";
   /** The journal class of pekko-persistence-jdbc, the only one whose tables the store can create. */
   static final String JDBC_JOURNAL_CLASS = "org.apache.pekko.persistence.jdbc.journal.JdbcAsyncWriteJournal";
+  /** The read journal provider of pekko-persistence-jdbc; its {@code write-plugin} names its journal. */
+  static final String JDBC_READ_JOURNAL_CLASS = "org.apache.pekko.persistence.jdbc.query.JdbcReadJournalProvider";
+
+  /**
+   * How often a journal writes a snapshot of its whole state, and how much history it keeps.
+   *
+   * @param snapshotAfter events between snapshots
+   * @param keepNrOfBatches batches of {@code snapshotAfter} events kept behind the latest snapshot
+   */
+  public record Retention(int snapshotAfter, int keepNrOfBatches) {
+    /** A snapshot every {@code snapshotAfter} events, and older events and snapshots deleted. */
+    RetentionCriteria criteria() {
+      return RetentionCriteria.snapshotEvery(snapshotAfter, keepNrOfBatches).withDeleteEventsOnSnapshot();
+    }
+  }
 
   /**
    * @param root the actor system's whole config (plugin ids are paths in it)
@@ -35,10 +55,13 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
     }
     try {
       PersistenceStoreSettings s = new PersistenceStoreSettings(c.getString("journal-plugin-id"),
-          c.getString("snapshot-plugin-id"), c.getInt("snapshot-after"), c.getInt("keep-nr-of-batches"),
+          c.getString("snapshot-plugin-id"), c.getString("read-journal-plugin-id"),
+          new Retention(c.getInt("snapshot-after"), c.getInt("keep-nr-of-batches")),
+          new Retention(c.getInt("remember-entities.snapshot-after"), c.getInt("remember-entities.keep-nr-of-batches")),
           c.getDuration("store-timeout"), c.getBoolean("create-schema"));
       s.requirePlugin(root, "journal-plugin-id", s.journalPluginId);
       s.requirePlugin(root, "snapshot-plugin-id", s.snapshotPluginId);
+      s.requirePlugin(root, "read-journal-plugin-id", s.readJournalPluginId);
       return s;
     } catch (ConfigException e) {
       throw new IllegalArgumentException("Invalid " + PATH + " setting: " + e.getMessage(), e);
@@ -48,10 +71,19 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
   public PersistenceStoreSettings {
     require(journalPluginId != null && !journalPluginId.isBlank(), "journal-plugin-id must be set");
     require(snapshotPluginId != null && !snapshotPluginId.isBlank(), "snapshot-plugin-id must be set");
-    require(snapshotAfter >= 1, "snapshot-after must be at least 1, got " + snapshotAfter);
-    require(keepNrOfBatches >= 1, "keep-nr-of-batches must be at least 1, got " + keepNrOfBatches);
+    require(readJournalPluginId != null && !readJournalPluginId.isBlank(), "read-journal-plugin-id must be set");
+    requireValid(coordinator, "");
+    requireValid(rememberEntities, "remember-entities.");
     require(storeTimeout != null && !storeTimeout.isNegative() && !storeTimeout.isZero(),
         "store-timeout must be positive, got " + storeTimeout);
+  }
+
+  private static void requireValid(Retention retention, String prefix) {
+    require(retention != null, prefix + "snapshot-after and " + prefix + "keep-nr-of-batches must be set");
+    require(retention.snapshotAfter() >= 1, prefix + "snapshot-after must be at least 1, got "
+        + retention.snapshotAfter());
+    require(retention.keepNrOfBatches() >= 1, prefix + "keep-nr-of-batches must be at least 1, got "
+        + retention.keepNrOfBatches());
   }
 
   private static void require(boolean ok, String message) {
@@ -74,5 +106,24 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
   /** Whether {@link #createSchema} applies: the journal is pekko-persistence-jdbc's. */
   public boolean journalIsJdbc(Config root) {
     return JDBC_JOURNAL_CLASS.equals(root.getConfig(journalPluginId).getString("class"));
+  }
+
+  /**
+   * Checks that the read journal reads the journal the stores write to, as far as its config says
+   * (pekko-persistence-jdbc's names it in {@code write-plugin}); otherwise {@code RemoveShardingData}
+   * would look for remembered entities in another database and find none.
+   *
+   * @throws IllegalArgumentException naming both settings, if they do not match
+   */
+  public void requireReadJournalOfJournal(Config root) {
+    Config plugin = root.getConfig(readJournalPluginId);
+    if (JDBC_READ_JOURNAL_CLASS.equals(plugin.getString("class")) && plugin.hasPath("write-plugin")
+        && !plugin.getString("write-plugin").equals(journalPluginId)) {
+      throw new IllegalArgumentException(PATH + ".read-journal-plugin-id = \"" + readJournalPluginId
+          + "\" reads the journal \"" + plugin.getString("write-plugin") + "\" (its write-plugin), but "
+          + PATH + ".journal-plugin-id = \"" + journalPluginId + "\"; set read-journal-plugin-id to the read "
+          + "journal of \"" + journalPluginId + "\" (for pekko-persistence-jdbc's own \"jdbc-journal\" that is "
+          + "\"jdbc-read-journal\")");
+    }
   }
 }

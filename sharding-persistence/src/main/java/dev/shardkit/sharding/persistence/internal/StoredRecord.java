@@ -1,8 +1,10 @@
 package dev.shardkit.sharding.persistence.internal;
 
 /**
- * What the store writes to the journal and the snapshot store: {@link StoredEvent} and
- * {@link StoredSnapshot}. Bound to Pekko's {@code jackson-json} serializer in this module's
- * {@code reference.conf}; {@link StoredRecordVersion} puts the schema version in the manifest.
+ * What the stores write to the journal and the snapshot store: {@link StoredEvent} and
+ * {@link StoredSnapshot} (coordinator state), {@link StoredEntitiesChange} and
+ * {@link StoredEntitiesSnapshot} (remembered entities). Bound to Pekko's
+ * {@code jackson-json} serializer in this module's {@code reference.conf};
+ * {@link StoredRecordVersion} puts the schema version in the manifest.
  */
 public interface StoredRecord {}

@@ -4,8 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.pekko.serialization.jackson.JacksonMigration;
 
 /**
- * The schema version of {@link StoredEvent} and {@link StoredSnapshot}: Pekko's Jackson serializer
- * writes it into each record's manifest ({@code ...StoredEvent#1}). A later version that changes
+ * The schema version of every {@link StoredRecord} ({@link StoredEvent}, {@link StoredSnapshot},
+ * {@link StoredEntitiesChange}, {@link StoredEntitiesSnapshot}): Pekko's Jackson serializer writes
+ * it into each record's manifest ({@code ...StoredEvent#1}). A later version that changes
  * the stored form raises {@link #CURRENT} and migrates older records here. A record written by a
  * newer version is refused with an error that says so, rather than read wrongly.
  */
@@ -35,7 +36,7 @@ public final class StoredRecordVersion extends JacksonMigration {
 
   @Override
   public JsonNode transform(int fromVersion, JsonNode json) {
-    requireKnown(fromVersion, "a shardkit coordinator record");
+    requireKnown(fromVersion, "a shardkit sharding record");
     return json;
   }
 
@@ -43,7 +44,7 @@ public final class StoredRecordVersion extends JacksonMigration {
     if (fromVersion > CURRENT) {
       throw new IllegalStateException("Stored record " + className + " has schema version " + fromVersion
           + ", but this shardkit reads versions up to " + CURRENT + ": it was written by a newer shardkit. "
-          + "Run that version, or delete the stored coordinator data with "
+          + "Run that version, or delete the entity type's stored sharding data with "
           + "dev.shardkit.sharding.persistence.RemoveShardingData while the whole cluster is stopped");
     }
   }

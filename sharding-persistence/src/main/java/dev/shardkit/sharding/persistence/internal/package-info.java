@@ -1,19 +1,27 @@
 /**
- * The persistence store's internals; not API.
+ * The persistence stores' internals; not API.
  *
- * <p>The functional core: {@link dev.shardkit.sharding.persistence.internal.EventFit} (whether an
- * event applies to a state, is already reflected in it, or conflicts),
+ * <p>The functional core: {@link dev.shardkit.sharding.persistence.internal.EventFit} (whether a
+ * coordinator event applies to a state, is already reflected in it, or conflicts),
  * {@link dev.shardkit.sharding.persistence.internal.StoredForm} (coordinator events and states to
  * and from their stored form, {@link dev.shardkit.sharding.persistence.internal.StoredEvent} and
- * {@link dev.shardkit.sharding.persistence.internal.StoredSnapshot}, whose schema version is
- * {@link dev.shardkit.sharding.persistence.internal.StoredRecordVersion}) and
- * {@link dev.shardkit.sharding.persistence.internal.PersistenceStoreSettings}.
+ * {@link dev.shardkit.sharding.persistence.internal.StoredSnapshot}),
+ * {@link dev.shardkit.sharding.persistence.internal.RememberedEntities} (a shard's remembered ids,
+ * changed by {@link dev.shardkit.sharding.persistence.internal.StoredEntitiesChange} and snapshot
+ * as {@link dev.shardkit.sharding.persistence.internal.StoredEntitiesSnapshot}); the schema version
+ * of all stored records is {@link dev.shardkit.sharding.persistence.internal.StoredRecordVersion};
+ * and {@link dev.shardkit.sharding.persistence.internal.PersistenceStoreSettings}.
  *
  * <p>The actor shell: {@link dev.shardkit.sharding.persistence.internal.PersistenceCoordinatorStateStore}
- * (the {@code CoordinatorStateStore}) asks a
- * {@link dev.shardkit.sharding.persistence.internal.CoordinatorStoreActor}, which runs the
- * event-sourced {@link dev.shardkit.sharding.persistence.internal.CoordinatorJournal} and starts a
- * new one after a journal failure; {@link dev.shardkit.sharding.persistence.internal.SchemaCreation}
+ * (the {@code CoordinatorStateStore}) and
+ * {@link dev.shardkit.sharding.persistence.internal.PersistenceRememberEntitiesStore} (the
+ * {@code RememberEntitiesStore} of one shard) each ask, through a
+ * {@link dev.shardkit.sharding.persistence.internal.JournalStore}, a
+ * {@link dev.shardkit.sharding.persistence.internal.JournalStoreActor}, which runs their
+ * event-sourced journal ({@link dev.shardkit.sharding.persistence.internal.CoordinatorJournal},
+ * {@link dev.shardkit.sharding.persistence.internal.EntitiesJournal}; failures as
+ * {@link dev.shardkit.sharding.persistence.internal.JournalFailures} says) and starts a new one
+ * after a journal failure; {@link dev.shardkit.sharding.persistence.internal.SchemaCreation}
  * creates the JDBC tables. For the {@code RemoveShardingData} tool:
  * {@link dev.shardkit.sharding.persistence.internal.ShardingDataKind} (which persistence ids hold
  * which data) and {@link dev.shardkit.sharding.persistence.internal.PersistenceIdRemover}.

@@ -21,13 +21,51 @@ class PersistenceStoreSettingsTest {
     PersistenceStoreSettings s = PersistenceStoreSettings.fromConfig(config);
     assertEquals("shardkit.sharding.persistence.jdbc-journal", s.journalPluginId());
     assertEquals("shardkit.sharding.persistence.jdbc-snapshot-store", s.snapshotPluginId());
-    assertEquals(1000, s.snapshotAfter());
-    assertEquals(2, s.keepNrOfBatches());
+    assertEquals(new PersistenceStoreSettings.Retention(1000, 2), s.coordinator());
+    assertEquals(new PersistenceStoreSettings.Retention(200, 2), s.rememberEntities());
+    assertEquals("shardkit.sharding.persistence.jdbc-read-journal", s.readJournalPluginId());
     assertEquals(Duration.ofSeconds(10), s.storeTimeout());
     assertTrue(s.createSchema());
     assertTrue(s.journalIsJdbc(config));
     assertEquals("dev.shardkit.sharding.persistence.PersistenceCoordinatorStateStoreProvider",
         config.getString("shardkit.sharding.state-store-providers.persistence"));
+    assertEquals("dev.shardkit.sharding.persistence.PersistenceRememberEntitiesStoreProvider",
+        config.getString("shardkit.sharding.remember-entities-store-providers.persistence"));
+    // The default read journal reads the default journal: the tool accepts the pair.
+    s.requireReadJournalOfJournal(config);
+  }
+
+  @Test
+  void theRememberedEntitiesHaveTheirOwnRetention() {
+    PersistenceStoreSettings s = PersistenceStoreSettings.fromConfig(with("""
+        shardkit.sharding.persistence { snapshot-after = 7, remember-entities { snapshot-after = 3 } }
+        """));
+    assertEquals(new PersistenceStoreSettings.Retention(7, 2), s.coordinator());
+    assertEquals(new PersistenceStoreSettings.Retention(3, 2), s.rememberEntities());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PersistenceStoreSettings
+        .fromConfig(with("shardkit.sharding.persistence.remember-entities.snapshot-after = 0")));
+    assertTrue(e.getMessage().contains("shardkit.sharding.persistence.remember-entities.snapshot-after must be at "
+        + "least 1"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> PersistenceStoreSettings
+        .fromConfig(with("shardkit.sharding.persistence.remember-entities.keep-nr-of-batches = -1")));
+    assertTrue(e.getMessage().contains("remember-entities.keep-nr-of-batches must be at least 1"), e.getMessage());
+  }
+
+  @Test
+  void aReadJournalOfAnotherJournalIsRefusedNamingBoth() {
+    // The application's own pekko-persistence-jdbc journal, but the read journal left at shardkit's.
+    Config config = with("shardkit.sharding.persistence.journal-plugin-id = \"jdbc-journal\"");
+    PersistenceStoreSettings s = PersistenceStoreSettings.fromConfig(config);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> s.requireReadJournalOfJournal(config));
+    assertTrue(e.getMessage().contains("read-journal-plugin-id = \"shardkit.sharding.persistence.jdbc-read-journal\" "
+        + "reads the journal \"shardkit.sharding.persistence.jdbc-journal\""), e.getMessage());
+    assertTrue(e.getMessage().contains("\"jdbc-read-journal\""), e.getMessage());
+    Config both = with("""
+        shardkit.sharding.persistence.journal-plugin-id = "jdbc-journal"
+        shardkit.sharding.persistence.read-journal-plugin-id = "jdbc-read-journal"
+        """);
+    PersistenceStoreSettings.fromConfig(both).requireReadJournalOfJournal(both);
   }
 
   @Test
@@ -65,5 +103,9 @@ class PersistenceStoreSettingsTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PersistenceStoreSettings
         .fromConfig(with("shardkit.sharding.persistence.journal-plugin-id = \"no.such.journal\"")));
     assertTrue(e.getMessage().contains("journal-plugin-id = \"no.such.journal\" names no plugin"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> PersistenceStoreSettings
+        .fromConfig(with("shardkit.sharding.persistence.read-journal-plugin-id = \"no.such.read-journal\"")));
+    assertTrue(e.getMessage().contains("read-journal-plugin-id = \"no.such.read-journal\" names no plugin"),
+        e.getMessage());
   }
 }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.persistence.PersistenceCoordinatorStateStoreProvider;
+import dev.shardkit.sharding.persistence.PersistenceRememberEntitiesStoreProvider;
 import dev.shardkit.sharding.persistence.ShardingPersistenceIds;
 import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
 import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
@@ -17,12 +18,11 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.TestCluster;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
@@ -32,9 +32,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * While PostgreSQL is stopped, loads and stores fail with the cause (they do not hang, and nothing
- * crashes); once it is back, the same store instance succeeds again, and what it stored is there
- * once.
+ * While PostgreSQL is stopped, loads and stores of both stores fail with the cause (they do not
+ * hang, and nothing crashes); once it is back, the same store instance succeeds again, and what it
+ * stored is there once.
  */
 class PostgresOutageTest {
   private EmbeddedPostgresServer postgres;
@@ -66,13 +66,13 @@ class PostgresOutageTest {
       ShardHomeAllocated next = new ShardHomeAllocated("2", region);
       CoordinatorState after = state.applied(next);
       Throwable failure = failureOf(store.store(next, after));
-      assertInstanceOf(CoordinatorStoreException.class, failure);
+      assertInstanceOf(PersistenceStoreException.class, failure);
       assertTrue(failure.getMessage().startsWith("Entity type [Outage]: could not store " + next), fullText(failure));
       logs.await(Duration.ofSeconds(10), "Coordinator state store of entity type [Outage]", "the journal failed",
           "the coordinator retries with backoff");
       // Each further attempt starts a journal that must recover from the database first: it fails too.
-      assertInstanceOf(CoordinatorStoreException.class, failureOf(store.store(next, after)));
-      assertInstanceOf(CoordinatorStoreException.class, failureOf(store.load()));
+      assertInstanceOf(PersistenceStoreException.class, failureOf(store.store(next, after)));
+      assertInstanceOf(PersistenceStoreException.class, failureOf(store.load()));
 
       postgres.restart();
       StoreTestSupport.storeEventually(store, next, after, Duration.ofSeconds(60));
@@ -85,10 +85,52 @@ class PostgresOutageTest {
     try {
       CoordinatorState loaded = await(store(fresh, "Outage").load());
       assertEquals(2, loaded.shards().size());
-      assertEquals(3, eventRows(ShardingPersistenceIds.coordinator("Outage")), "every event is stored once");
+      assertEquals(3, postgres.eventRows(ShardingPersistenceIds.coordinator("Outage")), "every event is stored once");
     } finally {
       StoreTestSupport.terminate(fresh);
     }
+  }
+
+  @Test
+  void rememberedEntitiesFailWhileTheDatabaseIsDownAndAreStoredOnceItIsBack() throws Exception {
+    String pid = ShardingPersistenceIds.entities("OutageEntities", "4");
+    ActorSystem<Void> system = StoreTestSupport.system("EntitiesOutage", postgres.storeConfig());
+    try (LogCapture logs = new LogCapture()) {
+      RememberEntitiesStore store = entitiesStore(system);
+      assertEquals(Set.of(), await(store.load()));
+      await(store.update(Set.of("a", "b"), Set.of()));
+
+      postgres.stop();
+      Throwable failure = failureOf(store.update(Set.of("c"), Set.of("a")));
+      assertInstanceOf(PersistenceStoreException.class, failure);
+      assertTrue(failure.getMessage().startsWith("Entity type [OutageEntities], shard [4]: could not store the update "
+          + "of 1 started and 1 stopped entities"), fullText(failure));
+      logs.await(Duration.ofSeconds(10), "Remember-entities store of entity type [OutageEntities], shard [4]",
+          "the journal failed", "the shard retries with backoff");
+      // Each further attempt starts a journal that must recover from the database first: it fails too.
+      assertInstanceOf(PersistenceStoreException.class, failureOf(store.update(Set.of("c"), Set.of("a"))));
+      assertInstanceOf(PersistenceStoreException.class, failureOf(store.load()));
+
+      postgres.restart();
+      // The shard retries with the same batch until it is written.
+      StoreTestSupport.eventually(() -> store.update(Set.of("c"), Set.of("a")), "the update", Duration.ofSeconds(60));
+      assertEquals(Set.of("b", "c"), await(store.load()));
+    } finally {
+      StoreTestSupport.terminate(system);
+    }
+
+    ActorSystem<Void> fresh = StoreTestSupport.system("AfterEntitiesOutage", postgres.storeConfig());
+    try {
+      assertEquals(Set.of("b", "c"), await(entitiesStore(fresh).load()));
+      assertEquals(2, postgres.eventRows(pid), "each update is stored once");
+    } finally {
+      StoreTestSupport.terminate(fresh);
+    }
+  }
+
+  private static RememberEntitiesStore entitiesStore(ActorSystem<?> system) {
+    return new PersistenceRememberEntitiesStoreProvider().create(system, "OutageEntities", "4",
+        ShardingSettings.create(system));
   }
 
   @Test
@@ -113,17 +155,6 @@ class PostgresOutageTest {
       storeAll(store, CoordinatorState.empty(), new RegionRegistered(region));
     } finally {
       StoreTestSupport.terminate(system);
-    }
-  }
-
-  private long eventRows(String pid) throws Exception {
-    try (Connection c = postgres.connect();
-        PreparedStatement s = c.prepareStatement("SELECT count(*) FROM event_journal WHERE persistence_id = ?")) {
-      s.setString(1, pid);
-      try (ResultSet rs = s.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
     }
   }
 }

@@ -25,7 +25,6 @@ import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -186,13 +185,15 @@ class PostgresStoreTest {
     } finally {
       StoreTestSupport.terminate(writer);
     }
+    for (String manifest : postgres.column("SELECT event_ser_manifest FROM event_journal WHERE persistence_id = ?",
+        pid)) {
+      assertEquals(StoredEvent.class.getName() + "#1", manifest);
+    }
+    for (String manifest : postgres.column("SELECT snapshot_ser_manifest FROM snapshot WHERE persistence_id = ?",
+        pid)) {
+      assertEquals(StoredSnapshot.class.getName() + "#1", manifest);
+    }
     try (Connection c = postgres.connect()) {
-      for (String manifest : column(c, "SELECT event_ser_manifest FROM event_journal WHERE persistence_id = ?", pid)) {
-        assertEquals(StoredEvent.class.getName() + "#1", manifest);
-      }
-      for (String manifest : column(c, "SELECT snapshot_ser_manifest FROM snapshot WHERE persistence_id = ?", pid)) {
-        assertEquals(StoredSnapshot.class.getName() + "#1", manifest);
-      }
       // As a newer shardkit would have written the latest event.
       try (PreparedStatement s = c.prepareStatement("UPDATE event_journal SET event_ser_manifest = ? "
           + "WHERE persistence_id = ? AND sequence_number = 3")) {
@@ -205,7 +206,7 @@ class PostgresStoreTest {
     try (LogCapture logs = new LogCapture()) {
       Throwable failure = failureOf(store(reader, type).load());
       String text = fullText(failure);
-      assertInstanceOf(CoordinatorStoreException.class, failure);
+      assertInstanceOf(PersistenceStoreException.class, failure);
       assertTrue(text.contains("has schema version 2, but this shardkit reads versions up to 1"), text);
       assertTrue(text.contains("written by a newer shardkit"), text);
       logs.await(Duration.ofSeconds(10), "Coordinator state store of entity type [Versioned]", "schema version 2",
@@ -350,41 +351,14 @@ class PostgresStoreTest {
   }
 
   private static List<Long> snapshotSequenceNrs(String pid) {
-    try (Connection c = postgres.connect()) {
-      return column(c, "SELECT sequence_number FROM snapshot WHERE persistence_id = ? ORDER BY sequence_number", pid)
-          .stream().map(Long::parseLong).toList();
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    return postgres.snapshotSequenceNrs(pid);
   }
 
   private static long lowestEventSequenceNr(String pid) {
-    try (Connection c = postgres.connect()) {
-      return Long.parseLong(column(c, "SELECT min(sequence_number) FROM event_journal WHERE persistence_id = ?", pid)
-          .get(0));
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    return postgres.lowestEventSequenceNr(pid);
   }
 
   private static long eventRows(String pid) {
-    try (Connection c = postgres.connect()) {
-      return Long.parseLong(column(c, "SELECT count(*) FROM event_journal WHERE persistence_id = ?", pid).get(0));
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
-  }
-
-  private static List<String> column(Connection c, String sql, String pid) throws Exception {
-    try (PreparedStatement s = c.prepareStatement(sql)) {
-      s.setString(1, pid);
-      try (ResultSet rs = s.executeQuery()) {
-        List<String> values = new ArrayList<>();
-        while (rs.next()) {
-          values.add(rs.getString(1));
-        }
-        return values;
-      }
-    }
+    return postgres.eventRows(pid);
   }
 }

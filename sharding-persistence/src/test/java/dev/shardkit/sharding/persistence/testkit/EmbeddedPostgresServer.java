@@ -8,8 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
@@ -112,6 +116,56 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
   /** A new JDBC connection to the server, for a test to look at the tables itself. */
   public Connection connect() throws SQLException {
     return DriverManager.getConnection(jdbcUrl(), USER, "");
+  }
+
+  /**
+   * The first column of every row of a query, as strings (null stays null), on a new connection.
+   *
+   * @param params the values of the query's {@code ?} parameters, in order
+   */
+  public List<String> column(String sql, String... params) {
+    try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql)) {
+      for (int i = 0; i < params.length; i++) {
+        s.setString(i + 1, params[i]);
+      }
+      try (ResultSet rs = s.executeQuery()) {
+        List<String> values = new ArrayList<>();
+        while (rs.next()) {
+          values.add(rs.getString(1));
+        }
+        return values;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("query failed on the embedded PostgreSQL: " + sql, e);
+    }
+  }
+
+  /**
+   * Rows of {@code persistenceId} in pekko-persistence-jdbc's {@code event_journal} table, counting
+   * the row it keeps, marked deleted, as the highest deleted sequence number.
+   */
+  public long eventRows(String persistenceId) {
+    return Long.parseLong(column("SELECT count(*) FROM event_journal WHERE persistence_id = ?", persistenceId)
+        .get(0));
+  }
+
+  /** Rows of {@code persistenceId} in {@code event_journal} that are not marked deleted. */
+  public long liveEventRows(String persistenceId) {
+    return Long.parseLong(column("SELECT count(*) FROM event_journal WHERE persistence_id = ? AND NOT deleted",
+        persistenceId).get(0));
+  }
+
+  /** The lowest sequence number of {@code persistenceId} in {@code event_journal} (0 if none). */
+  public long lowestEventSequenceNr(String persistenceId) {
+    String min = column("SELECT min(sequence_number) FROM event_journal WHERE persistence_id = ?", persistenceId)
+        .get(0);
+    return min == null ? 0 : Long.parseLong(min);
+  }
+
+  /** The sequence numbers of the snapshots of {@code persistenceId}, ascending. */
+  public List<Long> snapshotSequenceNrs(String persistenceId) {
+    return column("SELECT sequence_number FROM snapshot WHERE persistence_id = ? ORDER BY sequence_number",
+        persistenceId).stream().map(Long::parseLong).toList();
   }
 
   /**

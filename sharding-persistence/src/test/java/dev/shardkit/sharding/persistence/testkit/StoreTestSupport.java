@@ -9,12 +9,13 @@ import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
-/** Actor systems and calls for tests that use a coordinator state store directly. */
+/** Actor systems and calls for tests that use a persistence store directly. */
 public final class StoreTestSupport {
   private StoreTestSupport() {}
 
@@ -84,15 +85,22 @@ public final class StoreTestSupport {
   /** Retries a store the way the coordinator does until it succeeds or {@code max} has passed. */
   public static void storeEventually(CoordinatorStateStore store, CoordinatorEvent event, CoordinatorState after,
       Duration max) throws Exception {
+    eventually(() -> store.store(event, after), "store of " + event, max);
+  }
+
+  /**
+   * Calls {@code call} again with backoff, the way the coordinator and the shard retry a store,
+   * until it succeeds or {@code max} has passed; the backoff only paces the attempts.
+   */
+  public static <T> T eventually(Supplier<CompletionStage<T>> call, String what, Duration max) throws Exception {
     long deadline = System.nanoTime() + max.toNanos();
     long backoff = 100;
     while (true) {
       try {
-        await(store.store(event, after));
-        return;
+        return await(call.get());
       } catch (Exception e) {
         if (System.nanoTime() > deadline) {
-          throw new AssertionError("store of " + event + " did not succeed within " + max, e);
+          throw new AssertionError(what + " did not succeed within " + max, e);
         }
         Thread.sleep(backoff);
         backoff = Math.min(backoff * 2, 2000);

@@ -4,18 +4,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A load or store of the persistence store failed. The message says what failed, for which entity
- * type, and the messages of the whole cause chain (the database's own error is usually at the
- * bottom); the coordinator logs it and retries.
+ * A load or write of a persistence store failed. The message says what failed, for which entity
+ * type (and shard, for remembered entities), and the messages of the whole cause chain (the
+ * database's own error is usually at the bottom); the coordinator or shard logs it and retries.
  */
-public final class CoordinatorStoreException extends RuntimeException {
+public final class PersistenceStoreException extends RuntimeException {
 
-  public CoordinatorStoreException(String message, Throwable cause) {
+  public PersistenceStoreException(String message, Throwable cause) {
     super(message, cause);
   }
 
-  static CoordinatorStoreException of(String what, String typeName, Throwable cause) {
-    return new CoordinatorStoreException("Entity type [" + typeName + "]: " + what + ": " + describe(cause), cause);
+  /** @param subject whose data, e.g. {@code "Entity type [Cart]"} */
+  static PersistenceStoreException of(String what, String subject, Throwable cause) {
+    return new PersistenceStoreException(subject + ": " + what + ": " + describe(cause), cause);
   }
 
   /** The messages of {@code t} and its causes, each once, outermost first. */

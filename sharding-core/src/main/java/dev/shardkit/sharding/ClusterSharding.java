@@ -154,6 +154,7 @@ public final class ClusterSharding implements Extension {
       requireSameClass(existing, typeKey);
       return existing.handle().region().unsafeUpcast();
     }
+    requireAvailableLifecycle(name, settings);
     CoordinatorStateStoreProvider provider = StateStores.provider(
         system.settings().config().getConfig("shardkit.sharding"), settings.stateStoreMode());
     // Proxies on members of the role too: a store's replicas count every member of the role.
@@ -224,6 +225,24 @@ public final class ClusterSharding implements Extension {
 
   private static String coordinatorName(String typeName) {
     return "shardkit-coordinator-" + typeName;
+  }
+
+  /**
+   * Automatic passivation and remember-entities have their settings and stores, but shards do not
+   * act on them yet: a type that asks for them is refused rather than silently run without.
+   */
+  private static void requireAvailableLifecycle(String typeName, ShardingSettings settings) {
+    List<String> asked = new java.util.ArrayList<>();
+    settings.passivationIdleTimeout().ifPresent(t -> asked.add("passivation.idle-timeout"));
+    settings.activeEntityLimit().ifPresent(l -> asked.add("passivation.active-entity-limit"));
+    if (settings.rememberEntities()) {
+      asked.add("remember-entities");
+    }
+    if (!asked.isEmpty()) {
+      throw new IllegalArgumentException("Entity type [" + typeName + "]: " + String.join(", ", asked)
+          + (asked.size() == 1 ? " is" : " are") + " not available in this version of shardkit yet; leave "
+          + (asked.size() == 1 ? "it" : "them") + " off (explicit passivation with Passivate works)");
+    }
   }
 
   private static void requireSameClass(RegisteredType registered, EntityTypeKey<?> key) {

@@ -19,6 +19,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -276,5 +277,23 @@ class BadInputTest {
         () -> EntityTypeKey.create(Command.class, "has space"));
     assertTrue(e.getMessage().contains("has space"));
     assertEquals("Checked", KEY.name());
+  }
+
+  @Test
+  void lifecycleFeaturesThatShardsDoNotActOnYetAreRefusedByName() {
+    ClusterSharding sharding = ClusterSharding.get(cluster.system(0));
+    ShardingSettings base = ShardingSettings.create(cluster.system(0));
+    EntityTypeKey<Command> remembered = EntityTypeKey.create(Command.class, "Remembered");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> sharding.start(
+        Entity.of(remembered, ctx -> Behaviors.empty()).withSettings(base.withRememberEntities(true))));
+    assertTrue(e.getMessage().contains("[Remembered]") && e.getMessage().contains("remember-entities"),
+        e.getMessage());
+    EntityTypeKey<Command> idle = EntityTypeKey.create(Command.class, "Idle");
+    IllegalArgumentException i = assertThrows(IllegalArgumentException.class, () -> sharding.start(
+        Entity.of(idle, ctx -> Behaviors.empty()).withSettings(base.withPassivationIdleTimeout(
+            java.time.Duration.ofSeconds(5)).withActiveEntityLimit(10))));
+    assertTrue(i.getMessage().contains("passivation.idle-timeout, passivation.active-entity-limit"), i.getMessage());
+    // Nothing was started for either: they can be started once the settings are off.
+    sharding.start(Entity.of(idle, ctx -> Behaviors.empty()));
   }
 }

@@ -1,13 +1,7 @@
 /**
- * The side-by-side benchmark harness — <strong>not written yet</strong>; this package only holds
- * its description.
- *
- * <p>What will live here: programs that run the same workload, in the same JVM run, against
- * (a) a plain {@code ActorRef.tell} to the entities as a baseline, (b) Pekko's own cluster sharding
- * ({@code pekko-cluster-sharding-typed}) and (c) shardkit, and print messages per second for each
- * together with the ratios shardkit/Pekko and shardkit/plain tell. Workloads: tell throughput to
- * many entities with known shard homes, first-message latency (unknown home), and ask round trips,
- * on one node and across nodes on loopback. Results are reported, never asserted: unit tests carry
- * no timing assertions.
+ * shardkit measured against Pekko's own cluster sharding, on the same workloads in the same run:
+ * {@link dev.shardkit.benchmarks.BenchmarkSuite} runs every workload for both libraries
+ * alternately, each run in a fresh JVM, prints the table of medians and ratios, and writes
+ * {@code docs/performance.md} with its chart. Not a library: nothing depends on this module.
  */
 package dev.shardkit.benchmarks;

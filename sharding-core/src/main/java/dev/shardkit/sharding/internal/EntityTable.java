@@ -1,6 +1,10 @@
 package dev.shardkit.sharding.internal;
 
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,10 +18,10 @@ public final class EntityTable {
   /** The lifecycle of one live entity. */
   public enum Status { ACTIVE, PASSIVATING }
 
-  private record Slot(ActorRef<Object> ref, Status status) {}
-
-  private final Map<String, Slot> slots = new HashMap<>();
-  private final Map<ActorRef<Object>, String> ids = new HashMap<>();
+  // Active and passivating entities share one map (one entry per entity); the few passivating
+  // ones are also in a set, which is empty on the hot path.
+  private final Map<String, ActorRef<Object>> live = new HashMap<>();
+  private final Set<String> passivatingIds = new HashSet<>();
   private final MessageBuffers<String> held;
 
   /** @param bufferLimit the most messages held over all passivating entities */
@@ -27,25 +31,49 @@ public final class EntityTable {
 
   /** The live, active entity with this id, or null. */
   public ActorRef<Object> active(String entityId) {
-    Slot s = slots.get(entityId);
-    return s != null && s.status == Status.ACTIVE ? s.ref : null;
+    ActorRef<Object> ref = live.get(entityId);
+    return ref == null || (!passivatingIds.isEmpty() && passivatingIds.contains(entityId)) ? null : ref;
   }
 
   public Status status(String entityId) {
-    Slot s = slots.get(entityId);
-    return s == null ? null : s.status;
+    if (!live.containsKey(entityId)) {
+      return null;
+    }
+    return passivatingIds.contains(entityId) ? Status.PASSIVATING : Status.ACTIVE;
   }
 
+  /**
+   * The id of a live entity, or null if {@code ref} is not one. Entities are named after their ids
+   * ({@link #actorName}), so no reverse map is kept per entity; a ref named otherwise is looked for
+   * among all entities.
+   */
   public String idOf(ActorRef<?> ref) {
-    return ids.get(ref);
+    try {
+      String byName = URLDecoder.decode(ref.path().name(), StandardCharsets.UTF_8);
+      if (ref.equals(live.get(byName))) {
+        return byName;
+      }
+    } catch (IllegalArgumentException notEncoded) {
+      // Not a name this table gave; look among all entities.
+    }
+    for (Map.Entry<String, ActorRef<Object>> e : live.entrySet()) {
+      if (e.getValue().equals(ref)) {
+        return e.getKey();
+      }
+    }
+    return null;
+  }
+
+  /** The actor name of an entity: its id, URL-encoded (the same string when nothing needs encoding). */
+  public static String actorName(String entityId) {
+    return URLEncoder.encode(entityId, StandardCharsets.UTF_8);
   }
 
   public void started(String entityId, ActorRef<Object> ref) {
-    if (slots.containsKey(entityId)) {
+    if (live.containsKey(entityId)) {
       throw new IllegalStateException("Entity [" + entityId + "] is already live");
     }
-    slots.put(entityId, new Slot(ref, Status.ACTIVE));
-    ids.put(ref, entityId);
+    live.put(entityId, ref);
   }
 
   /**
@@ -54,12 +82,7 @@ public final class EntityTable {
    * @return false if the entity is not live or already passivating
    */
   public boolean passivating(String entityId) {
-    Slot s = slots.get(entityId);
-    if (s == null || s.status != Status.ACTIVE) {
-      return false;
-    }
-    slots.put(entityId, new Slot(s.ref, Status.PASSIVATING));
-    return true;
+    return live.containsKey(entityId) && passivatingIds.add(entityId);
   }
 
   /**
@@ -77,20 +100,18 @@ public final class EntityTable {
    * @return the messages held for it, oldest first, to give to its next incarnation
    */
   public List<Object> stopped(String entityId) {
-    Slot s = slots.remove(entityId);
-    if (s != null) {
-      ids.remove(s.ref);
-    }
+    live.remove(entityId);
+    passivatingIds.remove(entityId);
     return held.drain(entityId);
   }
 
   /** The ids of every live entity, active or passivating. */
   public Set<String> entityIds() {
-    return Set.copyOf(slots.keySet());
+    return Set.copyOf(live.keySet());
   }
 
   public int size() {
-    return slots.size();
+    return live.size();
   }
 
   public int heldMessages() {

@@ -5,17 +5,15 @@ import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.Passivate;
 import dev.shardkit.sharding.ShardCommand;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.BehaviorInterceptor;
-import org.apache.pekko.actor.typed.TypedActorContext;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -33,11 +31,6 @@ public final class Shard extends AbstractBehavior<Object> {
 
   /** A shard's live entities. Local only. */
   public record ShardSnapshot(String shardId, Set<String> entityIds) implements NoSerializationVerificationNeeded {}
-
-  private record EntityStopped(String entityId) implements NoSerializationVerificationNeeded {}
-
-  /** Stops an entity that has no stop message of its own, after what is already in its mailbox. */
-  enum StopEntity implements NoSerializationVerificationNeeded { INSTANCE }
 
   /**
    * Region → shard: nothing more will be routed here; stop every entity (each after what is
@@ -87,7 +80,7 @@ public final class Shard extends AbstractBehavior<Object> {
     return newReceiveBuilder()
         .onMessage(Deliver.class, this::onDeliver)
         .onMessage(Passivate.class, this::onPassivate)
-        .onMessage(EntityStopped.class, this::onEntityStopped)
+        .onSignal(Terminated.class, this::onEntityTerminated)
         .onMessage(GetShardState.class, this::onGetShardState)
         .onMessageEquals(HandOff.INSTANCE, this::onHandOff)
         .onMessageEquals(CancelHandOff.INSTANCE, this::onCancelHandOff)
@@ -115,10 +108,19 @@ public final class Shard extends AbstractBehavior<Object> {
     return this;
   }
 
-  /** Stops an entity after what is already in its mailbox; messages for it are held meanwhile. */
+  /**
+   * Stops an entity after what is already in its mailbox; messages for it are held meanwhile.
+   * Without a stop message of the entity's own, a PoisonPill does it: it waits in the mailbox like
+   * any message, and needs no wrapper around every entity's behavior (which would cost memory per
+   * entity and a call per message).
+   */
   private void stop(String entityId, ActorRef<Object> entity) {
     if (entities.passivating(entityId)) {
-      entity.tell(stopMessage.orElse(StopEntity.INSTANCE));
+      if (stopMessage.isPresent()) {
+        entity.tell(stopMessage.get());
+      } else {
+        Adapter.toClassic(entity).tell(PoisonPill.getInstance(), org.apache.pekko.actor.ActorRef.noSender());
+      }
     }
   }
 
@@ -136,11 +138,9 @@ public final class Shard extends AbstractBehavior<Object> {
           Adapter.toClassic(getContext().getSelf()));
       return null;
     }
-    if (stopMessage.isEmpty()) {
-      behavior = Behaviors.intercept(StopInterceptor::new, behavior);
-    }
-    ActorRef<Object> ref = getContext().spawn(behavior, URLEncoder.encode(entityId, StandardCharsets.UTF_8));
-    getContext().watchWith(ref, new EntityStopped(entityId));
+    ActorRef<Object> ref = getContext().spawn(behavior, EntityTable.actorName(entityId));
+    // A plain watch: the table finds the id from the ref's name, so nothing is kept per entity.
+    getContext().watch(ref);
     entities.started(entityId, ref);
     return ref;
   }
@@ -156,17 +156,21 @@ public final class Shard extends AbstractBehavior<Object> {
     return this;
   }
 
-  private Behavior<Object> onEntityStopped(EntityStopped stopped) {
-    List<Object> held = entities.stopped(stopped.entityId());
+  private Behavior<Object> onEntityTerminated(Terminated terminated) {
+    String entityId = entities.idOf(terminated.getRef());
+    if (entityId == null) {
+      return this;
+    }
+    List<Object> held = entities.stopped(entityId);
     if (!held.isEmpty()) {
-      ActorRef<Object> next = startEntity(stopped.entityId(), held.get(0));
+      ActorRef<Object> next = startEntity(entityId, held.get(0));
       if (next != null) {
         held.forEach(next::tell);
         if (handingOff) {
-          stop(stopped.entityId(), next);
+          stop(entityId, next);
         }
       } else {
-        held.stream().skip(1).forEach(m -> drops.dropped(m, "entity [" + stopped.entityId()
+        held.stream().skip(1).forEach(m -> drops.dropped(m, "entity [" + entityId
             + "] could not be created again", Adapter.toClassic(getContext().getSelf())));
       }
     }
@@ -197,20 +201,5 @@ public final class Shard extends AbstractBehavior<Object> {
   private Behavior<Object> onGetShardState(GetShardState get) {
     get.replyTo().tell(new ShardSnapshot(shardId, entities.entityIds()));
     return this;
-  }
-
-  /** Turns {@link StopEntity} into a stop once the entity reaches it in its mailbox. */
-  private static final class StopInterceptor extends BehaviorInterceptor<Object, Object> {
-    StopInterceptor() {
-      super(Object.class);
-    }
-
-    @Override
-    public Behavior<Object> aroundReceive(TypedActorContext<Object> ctx, Object msg, ReceiveTarget<Object> target) {
-      if (msg == StopEntity.INSTANCE) {
-        return Behaviors.stopped();
-      }
-      return target.apply(ctx, msg);
-    }
   }
 }

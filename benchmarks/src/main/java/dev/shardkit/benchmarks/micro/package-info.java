@@ -1,0 +1,5 @@
+/**
+ * JMH micro-benchmarks of shardkit's pure parts (extractors, the routing table, the allocation
+ * strategy) at the sizes the issue names, and the launcher that runs them in a JVM of their own.
+ */
+package dev.shardkit.benchmarks.micro;

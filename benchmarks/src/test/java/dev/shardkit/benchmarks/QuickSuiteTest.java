@@ -1,0 +1,55 @@
+package dev.shardkit.benchmarks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.benchmarks.harness.Report;
+import dev.shardkit.benchmarks.harness.Row;
+import dev.shardkit.benchmarks.workloads.Workload;
+import dev.shardkit.benchmarks.workloads.Workloads;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The quick mode end to end: every workload runs for both libraries (each run in its own JVM)
+ * and produces figures for both; JMH runs every micro-benchmark once. No timing is asserted, and
+ * nothing is written to docs/ (the report goes to target/ to check that it can be written).
+ */
+class QuickSuiteTest {
+  @Test
+  void everyWorkloadProducesFiguresForBothLibraries() throws Exception {
+    Path target = BenchmarkSuite.repositoryRoot().resolve("benchmarks/target");
+    SuiteOptions options = SuiteOptions.parse(List.of("--quick", "--work", target.resolve("quick-runs").toString()),
+        BenchmarkSuite.repositoryRoot());
+    assertTrue(options.docs().isEmpty(), "the quick mode writes no docs");
+    ByteArrayOutputStream progress = new ByteArrayOutputStream();
+    Report.Suite suite = BenchmarkSuite.run(options, "test", new PrintStream(progress, true, StandardCharsets.UTF_8));
+    String log = progress.toString(StandardCharsets.UTF_8);
+    System.out.println(log);
+    System.out.println(Report.table(Report.rows(suite)));
+
+    List<String> titles = Workloads.all().stream().map(Workload::title).toList();
+    assertEquals(titles, suite.sections().stream().map(Report.Section::title).toList());
+    for (Report.Section s : suite.sections()) {
+      assertEquals(List.of(), s.failures(), s.title() + " had failed runs");
+      assertFalse(s.rows().isEmpty(), s.title() + " produced no rows");
+      for (Row r : s.rows()) {
+        assertTrue(r.complete(), s.title() + " / " + r.figure() + " lacks a figure for a library: " + r);
+      }
+    }
+    assertNull(suite.microError(), "JMH failed: " + suite.microError());
+    assertEquals(7, suite.micro().size(), "every JMH benchmark reported: " + suite.micro());
+
+    Path docs = target.resolve("quick-docs");
+    Path doc = BenchmarkSuite.write(suite, docs);
+    assertTrue(Files.readString(doc).contains(Report.END));
+    assertTrue(Files.size(docs.resolve(BenchmarkSuite.CHART)) > 0);
+  }
+}

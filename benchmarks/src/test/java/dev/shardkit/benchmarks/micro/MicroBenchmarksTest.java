@@ -1,0 +1,20 @@
+package dev.shardkit.benchmarks.micro;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MicroBenchmarksTest {
+  @Test
+  void readsJmhCsv() {
+    List<MicroBenchmarks.Score> scores = MicroBenchmarks.parse(List.of(
+        "\"Benchmark\",\"Mode\",\"Threads\",\"Samples\",\"Score\",\"Score Error (99.9%)\",\"Unit\"",
+        "\"dev.shardkit.benchmarks.micro.ExtractorBenchmark.stableHash\",\"avgt\",1,5,21.5,0.75,\"ns/op\"",
+        "\"dev.shardkit.benchmarks.micro.AllocationBenchmark.rebalanceAfterJoin\",\"avgt\",1,1,310.2,NaN,\"us/op\""));
+    assertEquals(2, scores.size());
+    assertEquals(new MicroBenchmarks.Score("ExtractorBenchmark.stableHash", "avgt", 21.5, 0.75, "ns/op"), scores.get(0));
+    assertEquals("AllocationBenchmark.rebalanceAfterJoin", scores.get(1).benchmark());
+    assertEquals(Double.NaN, scores.get(1).error());
+  }
+}

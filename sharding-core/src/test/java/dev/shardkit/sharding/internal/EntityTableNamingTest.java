@@ -1,0 +1,56 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The table finds an entity's id from its actor's name (no reverse map per entity): for ids that
+ * need URL-encoding too, and never for an earlier incarnation that had the same name.
+ */
+class EntityTableNamingTest {
+  private static ActorTestKit testKit;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create();
+  }
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private static ActorRef<Object> spawnNamedFor(String entityId) {
+    return testKit.spawn(Behaviors.empty(), EntityTable.actorName(entityId));
+  }
+
+  @Test
+  void idsThatNeedEncodingAreFoundByName() {
+    EntityTable t = new EntityTable(10);
+    for (String id : new String[] {"plain-1", "with space", "slash/and?query", "100%", "ümlaut+plus"}) {
+      ActorRef<Object> ref = spawnNamedFor(id);
+      t.started(id, ref);
+      assertEquals(id, t.idOf(ref), "id of the actor named " + ref.path().name());
+    }
+  }
+
+  @Test
+  void anEarlierIncarnationIsNotTheEntity() {
+    EntityTable t = new EntityTable(10);
+    ActorRef<Object> first = spawnNamedFor("again");
+    t.started("again", first);
+    t.stopped("again");
+    testKit.stop(first);
+    ActorRef<Object> second = spawnNamedFor("again");
+    t.started("again", second);
+    assertEquals("again", t.idOf(second));
+    assertNull(t.idOf(first));
+  }
+}

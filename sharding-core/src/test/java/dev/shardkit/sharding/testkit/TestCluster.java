@@ -96,18 +96,42 @@ public final class TestCluster implements AutoCloseable {
     return Cluster.get(systems.get(i)).selfMember().address();
   }
 
+  /**
+   * Makes {@code node} leave the cluster gracefully, waits until its system has stopped, and
+   * forgets it, so that {@link #awaitUp} asks only the systems that are still running.
+   */
+  public void leave(ActorSystem<?> node) {
+    Cluster.get(node).manager().tell(new org.apache.pekko.cluster.typed.Leave(Cluster.get(node).selfMember().address()));
+    await(Duration.ofSeconds(60), () -> node.getWhenTerminated().toCompletableFuture().isDone(),
+        "the leaving node's system has stopped");
+    // By identity: typed actor systems of one cluster share a name, and compare equal by it.
+    systems.removeIf(s -> s == node);
+  }
+
   /** Waits until every system sees {@code count} members Up. */
   public void awaitUp(int count) {
-    await(Duration.ofSeconds(30), () -> systems.stream().allMatch(s -> {
-      var members = Cluster.get(s).state().getMembers();
-      int up = 0;
-      for (var m : members) {
-        if (m.status() == MemberStatus.up()) {
-          up++;
-        }
+    try {
+      await(Duration.ofSeconds(30), () -> systems.stream().allMatch(s -> upCount(s) == count),
+          "all systems see " + count + " members Up");
+    } catch (AssertionError e) {
+      StringBuilder views = new StringBuilder();
+      for (ActorSystem<Void> s : systems) {
+        views.append("\n  ").append(Cluster.get(s).selfMember().address()).append(" sees ")
+            .append(Cluster.get(s).state().getMembers()).append(", unreachable ")
+            .append(Cluster.get(s).state().getUnreachable());
       }
-      return up == count;
-    }), "all systems see " + count + " members Up");
+      throw new AssertionError(e.getMessage() + "; the views:" + views, e);
+    }
+  }
+
+  private static int upCount(ActorSystem<?> s) {
+    int up = 0;
+    for (var m : Cluster.get(s).state().getMembers()) {
+      if (m.status() == MemberStatus.up()) {
+        up++;
+      }
+    }
+    return up;
   }
 
   /** True if the coordinator singleton of the entity type runs in node {@code i}. */

@@ -9,14 +9,11 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.persistence.typed.EventAdapter;
-import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.SnapshotAdapter;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.Effect;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
-import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
-import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 /**
@@ -29,7 +26,7 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * {@link JournalStoreActor} fails the waiting requests with the cause and starts a new one on the
  * next request, which the coordinator sends with its own backoff ({@link JournalFailures}).
  */
-final class CoordinatorJournal extends EventSourcedBehavior<CoordinatorJournal.Command, CoordinatorEvent,
+final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, CoordinatorEvent,
     CoordinatorState> {
 
   /** Requests from {@link JournalStoreActor}; each is answered with a {@link JournalAnswer} of its id. */
@@ -47,15 +44,13 @@ final class CoordinatorJournal extends EventSourcedBehavior<CoordinatorJournal.C
 
   private final ActorContext<Command> context;
   private final String typeName;
-  private final PersistenceStoreSettings settings;
   private final StoredForm form;
 
   private CoordinatorJournal(ActorContext<Command> context, String persistenceId, String typeName,
       PersistenceStoreSettings settings) {
-    super(PersistenceId.ofUniqueId(persistenceId), JournalFailures.stopAtFirstFailure());
+    super(persistenceId, settings, settings.coordinator());
     this.context = context;
     this.typeName = typeName;
-    this.settings = settings;
     this.form = new StoredForm(context.getSystem());
   }
 
@@ -66,21 +61,6 @@ final class CoordinatorJournal extends EventSourcedBehavior<CoordinatorJournal.C
   @Override
   public CoordinatorState emptyState() {
     return CoordinatorState.empty();
-  }
-
-  @Override
-  public String journalPluginId() {
-    return settings.journalPluginId();
-  }
-
-  @Override
-  public String snapshotPluginId() {
-    return settings.snapshotPluginId();
-  }
-
-  @Override
-  public RetentionCriteria retentionCriteria() {
-    return settings.coordinator().criteria();
   }
 
   @Override

@@ -6,14 +6,11 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.SnapshotAdapter;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.Effect;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
-import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
-import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 /**
@@ -27,7 +24,7 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * ({@link JournalFailures}); its {@link JournalStoreActor} fails the waiting requests and starts a
  * new one on the shard's next attempt.
  */
-final class EntitiesJournal extends EventSourcedBehavior<EntitiesJournal.Command, StoredEntitiesChange,
+final class EntitiesJournal extends StoreJournal<EntitiesJournal.Command, StoredEntitiesChange,
     RememberedEntities> {
 
   /** Requests from {@link JournalStoreActor}; each is answered with a {@link JournalAnswer} of its id. */
@@ -44,14 +41,12 @@ final class EntitiesJournal extends EventSourcedBehavior<EntitiesJournal.Command
 
   private final ActorContext<Command> context;
   private final String subject;
-  private final PersistenceStoreSettings settings;
 
   private EntitiesJournal(ActorContext<Command> context, String persistenceId, String subject,
       PersistenceStoreSettings settings) {
-    super(PersistenceId.ofUniqueId(persistenceId), JournalFailures.stopAtFirstFailure());
+    super(persistenceId, settings, settings.rememberEntities());
     this.context = context;
     this.subject = subject;
-    this.settings = settings;
   }
 
   /** @param subject whose entities, for logs and errors: {@code "entity type [T], shard [S]"} */
@@ -62,21 +57,6 @@ final class EntitiesJournal extends EventSourcedBehavior<EntitiesJournal.Command
   @Override
   public RememberedEntities emptyState() {
     return RememberedEntities.empty();
-  }
-
-  @Override
-  public String journalPluginId() {
-    return settings.journalPluginId();
-  }
-
-  @Override
-  public String snapshotPluginId() {
-    return settings.snapshotPluginId();
-  }
-
-  @Override
-  public RetentionCriteria retentionCriteria() {
-    return settings.rememberEntities().criteria();
   }
 
   @Override

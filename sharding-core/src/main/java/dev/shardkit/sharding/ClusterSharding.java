@@ -1,5 +1,6 @@
 package dev.shardkit.sharding;
 
+import com.typesafe.config.Config;
 import dev.shardkit.sharding.internal.EntityRefImpl;
 import dev.shardkit.sharding.internal.RegionHandle;
 import dev.shardkit.sharding.internal.RegionSpec;
@@ -13,6 +14,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
 import dev.shardkit.sharding.internal.StateStores;
 import dev.shardkit.sharding.spi.CoordinatorStateStoreProvider;
+import dev.shardkit.sharding.spi.RememberEntitiesStoreProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -154,16 +156,21 @@ public final class ClusterSharding implements Extension {
       requireSameClass(existing, typeKey);
       return existing.handle().region().unsafeUpcast();
     }
-    requireAvailableLifecycle(name, settings);
-    CoordinatorStateStoreProvider provider = StateStores.provider(
-        system.settings().config().getConfig("shardkit.sharding"), settings.stateStoreMode());
+    Config shardingConfig = system.settings().config().getConfig("shardkit.sharding");
+    CoordinatorStateStoreProvider provider = StateStores.provider(shardingConfig, settings.stateStoreMode());
+    // Only regions that host entities remember them; a proxy never starts a shard.
+    Optional<RememberEntitiesStoreProvider> remember = createBehavior.isPresent() && settings.rememberEntities()
+        ? Optional.of(StateStores.rememberEntitiesProvider(shardingConfig, settings.rememberEntitiesStore()))
+        : Optional.empty();
+    remember.ifPresent(p -> p.startOnNode(system, name, settings));
     // Proxies on members of the role too: a store's replicas count every member of the role.
     if (createBehavior.isPresent() || settings.role().map(org.apache.pekko.cluster.Cluster.get(classic)
         .selfRoles()::contains).orElse(true)) {
       provider.startOnNode(system, name, settings);
     }
     if (createBehavior.isPresent()) {
-      startCoordinator(name, settings, strategy.orElseGet(settings::leastShardAllocationStrategy), provider);
+      startCoordinator(name, settings, strategy.orElseGet(settings::leastShardAllocationStrategy), provider,
+          remember);
     }
     ActorRef<Object> coordinator = Adapter.toTyped(classic.systemActorOf(
         ClusterSingletonProxy.props("/system/" + coordinatorName(name),
@@ -174,7 +181,7 @@ public final class ClusterSharding implements Extension {
             settings.numberOfShards()));
     RegionHandle handle = new RegionHandle(new SerializabilityCheck(classic));
     RegionSpec spec = new RegionSpec((EntityTypeKey<Object>) (EntityTypeKey<?>) typeKey, ex, createBehavior,
-        stopMessage, settings, coordinator, handle);
+        stopMessage, settings, coordinator, handle, remember);
     ActorRef<Object> region = system.systemActorOf(ShardRegion.create(spec), ShardRegion.actorName(name),
         Props.empty());
     handle.attach(region);
@@ -213,10 +220,11 @@ public final class ClusterSharding implements Extension {
   }
 
   private void startCoordinator(String name, ShardingSettings settings, ShardAllocationStrategy strategy,
-      CoordinatorStateStoreProvider provider) {
+      CoordinatorStateStoreProvider provider, Optional<RememberEntitiesStoreProvider> remember) {
     org.apache.pekko.actor.Props coordinatorProps = Adapter.props(() -> ShardCoordinator.create(name, strategy,
         provider.create(system, name, settings), Math.max(1000, settings.bufferSize()), settings.role(),
-        settings.coordinatorSettleTimeout(), settings.rebalanceInterval(), settings.handOffTimeout()));
+        settings.coordinatorSettleTimeout(), settings.rebalanceInterval(), settings.handOffTimeout(),
+        remember.map(r -> () -> r.rememberedShards(system, name, settings))));
     classic.systemActorOf(
         ClusterSingletonManager.props(coordinatorProps, ShardCoordinator.Stop.INSTANCE,
             ClusterSingletonManagerSettings.create(classic).withRole(settings.role().orElse(null))),
@@ -225,24 +233,6 @@ public final class ClusterSharding implements Extension {
 
   private static String coordinatorName(String typeName) {
     return "shardkit-coordinator-" + typeName;
-  }
-
-  /**
-   * Automatic passivation and remember-entities have their settings and stores, but shards do not
-   * act on them yet: a type that asks for them is refused rather than silently run without.
-   */
-  private static void requireAvailableLifecycle(String typeName, ShardingSettings settings) {
-    List<String> asked = new java.util.ArrayList<>();
-    settings.passivationIdleTimeout().ifPresent(t -> asked.add("passivation.idle-timeout"));
-    settings.activeEntityLimit().ifPresent(l -> asked.add("passivation.active-entity-limit"));
-    if (settings.rememberEntities()) {
-      asked.add("remember-entities");
-    }
-    if (!asked.isEmpty()) {
-      throw new IllegalArgumentException("Entity type [" + typeName + "]: " + String.join(", ", asked)
-          + (asked.size() == 1 ? " is" : " are") + " not available in this version of shardkit yet; leave "
-          + (asked.size() == 1 ? "it" : "them") + " off (explicit passivation with Passivate works)");
-    }
   }
 
   private static void requireSameClass(RegisteredType registered, EntityTypeKey<?> key) {

@@ -1,5 +1,9 @@
 package dev.shardkit.sharding;
 
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -9,10 +13,31 @@ import java.util.Set;
  * @param bufferedMessages messages held for shards whose home is not known yet
  * @param droppedMessages messages dropped since the region started because a buffer was full or
  *     the input was bad
+ * @param passivation the type's automatic passivation and what it has done
  */
-public record ShardRegionState(Set<ShardState> shards, int bufferedMessages, long droppedMessages) {
+public record ShardRegionState(Set<ShardState> shards, int bufferedMessages, long droppedMessages,
+    Passivation passivation) {
   public ShardRegionState {
     shards = Set.copyOf(shards);
+    Objects.requireNonNull(passivation, "passivation");
+  }
+
+  /**
+   * Automatic passivation in this region.
+   *
+   * @param idleTimeout entities idle this long are passivated; empty when off
+   * @param activeEntityLimit the most live entities the region keeps; empty when off
+   * @param idlePassivations entities passivated for being idle, by the shards hosted now since
+   *     they started
+   * @param limitPassivations entities passivated to make room under the limit, by the shards hosted
+   *     now since they started
+   */
+  public record Passivation(Optional<Duration> idleTimeout, OptionalInt activeEntityLimit, long idlePassivations,
+      long limitPassivations) {
+    public Passivation {
+      Objects.requireNonNull(idleTimeout, "idleTimeout");
+      Objects.requireNonNull(activeEntityLimit, "activeEntityLimit");
+    }
   }
 
   /**

@@ -280,20 +280,16 @@ class BadInputTest {
   }
 
   @Test
-  void lifecycleFeaturesThatShardsDoNotActOnYetAreRefusedByName() {
+  void rememberEntitiesWithoutAStoreForItsModeIsRefusedByName() {
     ClusterSharding sharding = ClusterSharding.get(cluster.system(0));
     ShardingSettings base = ShardingSettings.create(cluster.system(0));
     EntityTypeKey<Command> remembered = EntityTypeKey.create(Command.class, "Remembered");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> sharding.start(
-        Entity.of(remembered, ctx -> Behaviors.empty()).withSettings(base.withRememberEntities(true))));
-    assertTrue(e.getMessage().contains("[Remembered]") && e.getMessage().contains("remember-entities"),
+        Entity.of(remembered, ctx -> Behaviors.empty())
+            .withSettings(base.withRememberEntities(true).withRememberEntitiesStore("nosuch"))));
+    assertTrue(e.getMessage().contains("remember-entities-store") && e.getMessage().contains("nosuch"),
         e.getMessage());
-    EntityTypeKey<Command> idle = EntityTypeKey.create(Command.class, "Idle");
-    IllegalArgumentException i = assertThrows(IllegalArgumentException.class, () -> sharding.start(
-        Entity.of(idle, ctx -> Behaviors.empty()).withSettings(base.withPassivationIdleTimeout(
-            java.time.Duration.ofSeconds(5)).withActiveEntityLimit(10))));
-    assertTrue(i.getMessage().contains("passivation.idle-timeout, passivation.active-entity-limit"), i.getMessage());
-    // Nothing was started for either: they can be started once the settings are off.
-    sharding.start(Entity.of(idle, ctx -> Behaviors.empty()));
+    // Nothing was started: the type can be started once the setting is fixed.
+    sharding.start(Entity.of(remembered, ctx -> Behaviors.empty()));
   }
 }

@@ -3,6 +3,7 @@ package dev.shardkit.sharding.internal;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -12,16 +13,32 @@ import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * A shard's entities: which ids are live, which are being passivated (their messages held until
- * they have stopped), and the messages held for them. Owned by the shard actor; not thread-safe.
+ * they have stopped), which are waiting to start (their messages held until they may), and the
+ * messages held for them. Owned by the shard actor; not thread-safe.
  */
 public final class EntityTable {
-  /** The lifecycle of one live entity. */
-  public enum Status { ACTIVE, PASSIVATING }
+  /** The lifecycle of one entity the shard knows. */
+  public enum Status { ACTIVE, PASSIVATING, WAITING }
+
+  /** Why an entity that is not live yet waits before it starts. */
+  public enum Wait {
+    /** The shard is still reading its remembered entities. */
+    LOADING,
+    /** Its start is being written to the remember-entities store. */
+    STORE,
+    /** The shard's share of the active-entity limit is used up. */
+    SLOT,
+    /** It stopped without passivating and starts again after a back-off. */
+    BACKOFF,
+    /** It is remembered and starts with the next recovery batch. */
+    RECOVERY
+  }
 
   // Active and passivating entities share one map (one entry per entity); the few passivating
-  // ones are also in a set, which is empty on the hot path.
+  // and waiting ones are also kept apart, in collections that are empty on the hot path.
   private final Map<String, ActorRef<Object>> live = new HashMap<>();
   private final Set<String> passivatingIds = new HashSet<>();
+  private final Map<String, Wait> waiting = new HashMap<>();
   private final MessageBuffers<String> held;
 
   /** @param bufferLimit the most messages held over all passivating entities */
@@ -35,11 +52,55 @@ public final class EntityTable {
     return ref == null || (!passivatingIds.isEmpty() && passivatingIds.contains(entityId)) ? null : ref;
   }
 
+  /** The entity's status, or null if the shard does not know it. */
   public Status status(String entityId) {
     if (!live.containsKey(entityId)) {
-      return null;
+      return waiting.containsKey(entityId) ? Status.WAITING : null;
     }
     return passivatingIds.contains(entityId) ? Status.PASSIVATING : Status.ACTIVE;
+  }
+
+  /** Why a waiting entity waits, or null if it is not waiting. */
+  public Wait waitingFor(String entityId) {
+    return waiting.isEmpty() ? null : waiting.get(entityId);
+  }
+
+  /**
+   * Marks an entity that is not live as waiting to start, or changes why it waits.
+   *
+   * @throws IllegalStateException if the entity is live
+   */
+  public void waiting(String entityId, Wait why) {
+    if (live.containsKey(entityId)) {
+      throw new IllegalStateException("Entity [" + entityId + "] is live, it cannot wait to start");
+    }
+    waiting.put(entityId, why);
+  }
+
+  /**
+   * Forgets a waiting entity that will not start after all.
+   *
+   * @return the messages held for it, oldest first
+   */
+  public List<Object> stopWaiting(String entityId) {
+    waiting.remove(entityId);
+    return held.drain(entityId);
+  }
+
+  /** The ids of the entities waiting for {@code why}. */
+  public List<String> waitingIds(Wait why) {
+    List<String> ids = new ArrayList<>();
+    waiting.forEach((id, w) -> {
+      if (w == why) {
+        ids.add(id);
+      }
+    });
+    return ids;
+  }
+
+  /** How many entities wait to start, for any reason. */
+  public int waitingCount() {
+    return waiting.size();
   }
 
   /**
@@ -69,11 +130,30 @@ public final class EntityTable {
     return URLEncoder.encode(entityId, StandardCharsets.UTF_8);
   }
 
+  /**
+   * Records a started entity; it no longer waits. Its held messages stay held until
+   * {@link #takeHeld} gives them to it.
+   *
+   * @throws IllegalStateException if an incarnation of it is live
+   */
   public void started(String entityId, ActorRef<Object> ref) {
     if (live.containsKey(entityId)) {
       throw new IllegalStateException("Entity [" + entityId + "] is already live");
     }
+    if (!waiting.isEmpty()) {
+      waiting.remove(entityId);
+    }
     live.put(entityId, ref);
+  }
+
+  /** Whether any message is held for the entity. */
+  public boolean holds(String entityId) {
+    return held.contains(entityId);
+  }
+
+  /** The messages held for an entity, oldest first; they are no longer held. */
+  public List<Object> takeHeld(String entityId) {
+    return held.drain(entityId);
   }
 
   /**
@@ -86,7 +166,7 @@ public final class EntityTable {
   }
 
   /**
-   * Holds a message for a passivating entity.
+   * Holds a message for a passivating or waiting entity.
    *
    * @return false when the limit is reached
    */
@@ -110,8 +190,19 @@ public final class EntityTable {
     return Set.copyOf(live.keySet());
   }
 
+  /** The ids of the passivating entities. */
+  public Set<String> passivatingIds() {
+    return Set.copyOf(passivatingIds);
+  }
+
+  /** How many entities are live, active or passivating. */
   public int size() {
     return live.size();
+  }
+
+  /** How many live entities are active (not passivating). */
+  public int activeCount() {
+    return live.size() - passivatingIds.size();
   }
 
   public int heldMessages() {

@@ -4,6 +4,7 @@ import dev.shardkit.sharding.EntityContext;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.MessageExtractor;
 import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.spi.RememberEntitiesStoreProvider;
 import java.util.Optional;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -14,6 +15,8 @@ import org.apache.pekko.actor.typed.Behavior;
  *
  * @param createBehavior empty for a proxy-only region, which never hosts shards
  * @param coordinator where registrations go: the coordinator singleton's proxy
+ * @param rememberEntities the store provider of each shard's remembered entities; empty when the
+ *     type does not remember them
  */
 public record RegionSpec(
     EntityTypeKey<Object> typeKey,
@@ -22,7 +25,8 @@ public record RegionSpec(
     Optional<Object> stopMessage,
     ShardingSettings settings,
     ActorRef<Object> coordinator,
-    RegionHandle handle) {
+    RegionHandle handle,
+    Optional<RememberEntitiesStoreProvider> rememberEntities) {
 
   public boolean proxyOnly() {
     return createBehavior.isEmpty();

@@ -32,6 +32,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -86,6 +88,13 @@ public final class ShardCoordinator {
 
   private record HandOffTimeout(String shardId) implements NoSerializationVerificationNeeded {}
 
+  /** The remember-entities store's answer: shards that may have remembered entities. */
+  private record RememberedShards(Set<String> shardIds) implements NoSerializationVerificationNeeded {}
+
+  private record RememberedShardsFailed(Throwable cause) implements NoSerializationVerificationNeeded {}
+
+  private enum ReadRememberedShards implements NoSerializationVerificationNeeded { INSTANCE }
+
   private static final Duration MIN_BACKOFF = Duration.ofMillis(100);
   private static final Duration STASH_FULL_WARNING_INTERVAL = Duration.ofSeconds(10);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
@@ -134,11 +143,20 @@ public final class ShardCoordinator {
   /** Regions handing off all their shards before they stop; they get no new shards. */
   private final Set<ActorRef<Object>> shuttingDown = new HashSet<>();
   private Duration idleRebalanceDelay;
+  /** With remember-entities: reads the shards that may have remembered entities. */
+  private final Optional<Supplier<CompletionStage<Set<String>>>> rememberedShards;
+  /**
+   * With remember-entities: shards that must get a home without waiting for a message, because
+   * their remembered entities are to run. Placed once the coordinator has settled.
+   */
+  private final Set<String> toPlace = new LinkedHashSet<>();
 
   private ShardCoordinator(ActorContext<Object> context, TimerScheduler<Object> timers, StashBuffer<Object> stash,
       String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store, Optional<String> role,
-      Duration settleTimeout, Duration rebalanceInterval, Duration handOffTimeout) {
+      Duration settleTimeout, Duration rebalanceInterval, Duration handOffTimeout,
+      Optional<Supplier<CompletionStage<Set<String>>>> rememberedShards) {
     this.context = context;
+    this.rememberedShards = rememberedShards;
     this.rebalanceInterval = rebalanceInterval;
     this.handOffTimeout = handOffTimeout;
     this.idleRebalanceDelay = rebalanceInterval;
@@ -159,13 +177,16 @@ public final class ShardCoordinator {
    *     register before it allocates homeless shards
    * @param rebalanceInterval how often rebalance rounds run
    * @param handOffTimeout how long a hand-off may take before it is given up
+   * @param rememberedShards with remember-entities, reads the shards that may have remembered
+   *     entities; such shards, and those of regions that are gone, are placed without waiting for
+   *     a message
    */
   public static Behavior<Object> create(String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store,
       int stashCapacity, Optional<String> role, Duration settleTimeout, Duration rebalanceInterval,
-      Duration handOffTimeout) {
+      Duration handOffTimeout, Optional<Supplier<CompletionStage<Set<String>>>> rememberedShards) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(stashCapacity, stash -> {
       ShardCoordinator coordinator = new ShardCoordinator(ctx, timers, stash, typeName, strategy, store, role,
-          settleTimeout, rebalanceInterval, handOffTimeout);
+          settleTimeout, rebalanceInterval, handOffTimeout, rememberedShards);
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}", typeName,
           coordinator.cluster.selfAddress(), store.describe(), strategy);
       // The store is closed however the coordinator stops, so its successor is the only writer.
@@ -232,6 +253,14 @@ public final class ShardCoordinator {
           });
           log.info("Coordinator of [{}] loaded {}; forgetting {} region(s)/proxies on nodes that left the cluster", typeName, state,
               gone.size());
+          if (rememberedShards.isPresent()) {
+            gone.forEach(g -> {
+              if (g instanceof RegionTerminated r) {
+                toPlace.addAll(state.regions().get(r.region()));
+              }
+            });
+            readRememberedShards();
+          }
           persist(gone, () -> {
             if (!checkSettled()) {
               announceSelf();
@@ -271,6 +300,23 @@ public final class ShardCoordinator {
         .onMessage(HandOffTimeout.class, this::onHandOffTimeout)
         .onMessage(ShardStopped.class, this::onShardStopped)
         .onMessage(GracefulShutdownReq.class, this::onGracefulShutdownReq)
+        .onMessage(RememberedShards.class, r -> {
+          toPlace.addAll(r.shardIds());
+          log.info("Coordinator of [{}]: {} shard(s) may have remembered entities; placing those without a home",
+              typeName, r.shardIds().size());
+          return placeRemembered();
+        })
+        .onMessage(RememberedShardsFailed.class, f -> {
+          Duration backoff = nextBackoff();
+          log.warn("Coordinator of [{}] could not read which shards have remembered entities ({}); retrying in {} ms",
+              typeName, f.cause(), backoff.toMillis());
+          timers.startSingleTimer(ReadRememberedShards.INSTANCE, backoff);
+          return Behaviors.same();
+        })
+        .onMessageEquals(ReadRememberedShards.INSTANCE, () -> {
+          readRememberedShards();
+          return Behaviors.same();
+        })
         .onMessage(GetCurrentRegions.class, g -> {
           g.replyTo().tell(new CurrentRegions(Set.copyOf(stored.regions().keySet())));
           return Behaviors.same();
@@ -443,7 +489,8 @@ public final class ShardCoordinator {
             region.path(), shard, home.path(), home.path());
       }
     }
-    return persist(events, ack);
+    persist(events, ack);
+    return placeRemembered();
   }
 
   /**
@@ -488,6 +535,58 @@ public final class ShardCoordinator {
     timers.cancel(SettleTimeout.INSTANCE);
     deferred.forEach(context.getSelf()::tell);
     deferred.clear();
+    placeRemembered();
+  }
+
+  // ---- remember-entities
+
+  private void readRememberedShards() {
+    CompletionStage<Set<String>> read;
+    try {
+      read = rememberedShards.orElseThrow().get();
+    } catch (RuntimeException e) {
+      read = java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
+    context.pipeToSelf(read, (ids, error) -> error == null ? new RememberedShards(ids)
+        : new RememberedShardsFailed(error));
+  }
+
+  /**
+   * Gives a home to every shard that must run for its remembered entities and has none, in one
+   * write; the homes hear of it and start the shards, which start their entities. Shards that find
+   * no region yet wait for the next registration.
+   */
+  private Behavior<Object> placeRemembered() {
+    if (!settled || toPlace.isEmpty()) {
+      return Behaviors.same();
+    }
+    List<CoordinatorEvent> events = new ArrayList<>();
+    List<ShardHome> homes = new ArrayList<>();
+    CoordinatorState view = state;
+    for (java.util.Iterator<String> it = toPlace.iterator(); it.hasNext(); ) {
+      String shardId = it.next();
+      if (view.shards().containsKey(shardId)) {
+        it.remove();
+        continue;
+      }
+      if (handOffs.containsKey(shardId)) {
+        continue; // Placed when the hand-off ends (or, if it is abandoned, after that).
+      }
+      ActorRef<Object> home = chooseHome(view, shardId, context.getSelf(), null);
+      if (home == null) {
+        break;
+      }
+      it.remove();
+      ShardHomeAllocated allocated = new ShardHomeAllocated(shardId, home);
+      view = view.applied(allocated);
+      events.add(allocated);
+      homes.add(new ShardHome(shardId, home));
+    }
+    if (events.isEmpty()) {
+      return Behaviors.same();
+    }
+    log.info("Coordinator of [{}]: placing {} shard(s) with remembered entities", typeName, events.size());
+    return persist(events, () -> homes.forEach(this::announce));
   }
 
   private Behavior<Object> onGetShardHome(GetShardHome get) {
@@ -720,7 +819,11 @@ public final class ShardCoordinator {
       shuttingDown.remove(t.ref());
       List<String> abandoned = handOffs.entrySet().stream().filter(e -> e.getValue().owner().equals(t.ref()))
           .map(Map.Entry::getKey).toList();
-      return persist(new RegionTerminated(t.ref()), () -> {
+      if (rememberedShards.isPresent()) {
+        // Their remembered entities must run again without waiting for a message.
+        toPlace.addAll(state.regions().get(t.ref()));
+      }
+      persist(new RegionTerminated(t.ref()), () -> {
         // Hand-offs from the dead region are over: its shards have no home and get one on demand.
         for (String shardId : abandoned) {
           handOffs.remove(shardId);
@@ -729,11 +832,13 @@ public final class ShardCoordinator {
         }
         if (!abandoned.isEmpty()) {
           roundEnded();
+          placeRemembered();
         }
         if (!settled) {
           checkSettled();
         }
       });
+      return placeRemembered();
     }
     if (state.proxies().contains(t.ref())) {
       return persist(new ProxyTerminated(t.ref()), () -> { });

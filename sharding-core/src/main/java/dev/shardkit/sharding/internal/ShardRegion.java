@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.ShardRegionState;
+import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.RegionHandle.ViaRegion;
 import dev.shardkit.sharding.internal.RoutingTable.Home;
 import dev.shardkit.sharding.internal.RoutingTable.Local;
@@ -69,6 +70,9 @@ public final class ShardRegion {
 
   private record RouteClosedCheck(String shardId) implements NoSerializationVerificationNeeded {}
 
+  /** A shard with remembered entities stopped unexpectedly: start it again, which starts them. */
+  private record RestartShard(String shardId) implements NoSerializationVerificationNeeded {}
+
   /**
    * Hand off every shard of this region and stop; {@code replyTo} gets {@link org.apache.pekko.Done}
    * when the region has stopped. Local only.
@@ -120,6 +124,8 @@ public final class ShardRegion {
   private boolean shuttingDown;
   private RoutingTable table = RoutingTable.empty();
   private ActorRef<Object> coordinator;
+  /** The active-entity limit's shares; null without a limit. */
+  private final EntityLimits entityLimits;
 
   private ShardRegion(ActorContext<Object> context, TimerScheduler<Object> timers, RegionSpec spec) {
     this.context = context;
@@ -129,6 +135,8 @@ public final class ShardRegion {
     this.buffers = new MessageBuffers<>(spec.settings().bufferSize());
     this.drops = newDropReporter(context, spec);
     this.timers = timers;
+    this.entityLimits = spec.settings().activeEntityLimit().isPresent()
+        ? new EntityLimits(spec.settings().activeEntityLimit().getAsInt()) : null;
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
   }
 
@@ -195,6 +203,8 @@ public final class ShardRegion {
         .onMessage(UnreachableMember.class, u -> onReachability(u.member().address(), false))
         .onMessage(ReachableMember.class, r -> onReachability(r.member().address(), true))
         .onMessage(ShardTerminated.class, this::onShardTerminated)
+        .onMessage(RestartShard.class, this::onRestartShard)
+        .onMessage(Shard.EntitiesLive.class, this::onEntitiesLive)
         .onMessage(GetLocalState.class, this::onGetLocalState)
         .onMessage(GetRegionStats.class, this::onGetRegionStats)
         .onMessage(BeginHandOff.class, this::onBeginHandOff)
@@ -357,12 +367,14 @@ public final class ShardRegion {
         return Behaviors.same();
       }
       if (!(current instanceof Local)) {
+        Map<String, Integer> limits = entityLimits == null ? Map.of() : entityLimits.added(shardId);
         ActorRef<Object> shard = context.spawn(
-            Shard.create(spec.typeKey(), shardId, spec.createBehavior().get(), spec.stopMessage(),
-                spec.settings().bufferSize(), newDropReporter(context, spec)),
+            Shard.create(spec, shardId, self, limits.getOrDefault(shardId, Integer.MAX_VALUE),
+                newDropReporter(context, spec)),
             URLEncoder.encode(shardId, StandardCharsets.UTF_8));
         context.watchWith(shard, new ShardTerminated(shardId));
         table = table.withHome(shardId, new Local(shard));
+        tellLimits(limits, shardId);
       }
     } else if (current instanceof Local) {
       log.error("Entity type [{}]: the coordinator says shard [{}] lives in {}, but it is hosted here; keeping it "
@@ -430,6 +442,9 @@ public final class ShardRegion {
 
   private Behavior<Object> onShardTerminated(ShardTerminated terminated) {
     String shardId = terminated.shardId();
+    if (entityLimits != null) {
+      tellLimits(entityLimits.removed(shardId), null);
+    }
     HandOffState handOff = handOffs.get(shardId);
     if (handOff != null && handOff.stopping) {
       // Every entity has stopped (a shard stops after its children): the next home may start it.
@@ -442,12 +457,44 @@ public final class ShardRegion {
       return afterChange();
     }
     if (table.knownHome(shardId) instanceof Local) {
-      log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again with its next message",
-          spec.typeName(), shardId);
       table = table.without(shardId);
       spec.handle().publish(table);
+      if (spec.rememberEntities().isPresent() && !shuttingDown) {
+        Duration backoff = spec.settings().entityRestartBackoff();
+        log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again in {} ms with its remembered "
+            + "entities", spec.typeName(), shardId, backoff.toMillis());
+        timers.startSingleTimer(new RestartShard(shardId), new RestartShard(shardId), backoff);
+      } else {
+        log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again with its next message",
+            spec.typeName(), shardId);
+      }
     }
     return afterChange();
+  }
+
+  private Behavior<Object> onRestartShard(RestartShard restart) {
+    if (table.knownHome(restart.shardId()) == null && !handOffs.containsKey(restart.shardId())) {
+      requestHome(restart.shardId());
+    }
+    return Behaviors.same();
+  }
+
+  // ---- active-entity limit
+
+  private Behavior<Object> onEntitiesLive(Shard.EntitiesLive live) {
+    if (entityLimits != null && table.knownHome(live.shardId()) instanceof Local) {
+      tellLimits(entityLimits.reported(live.shardId(), live.live()), null);
+    }
+    return Behaviors.same();
+  }
+
+  /** Tells each local shard whose share changed; {@code skip} was just given its share at spawn. */
+  private void tellLimits(Map<String, Integer> limits, String skip) {
+    limits.forEach((shardId, limit) -> {
+      if (!shardId.equals(skip) && table.knownHome(shardId) instanceof Local local) {
+        local.shard().tell(new Shard.EntityLimit(limit));
+      }
+    });
   }
 
   // ---- hand-off
@@ -578,9 +625,13 @@ public final class ShardRegion {
   private Behavior<Object> onGetLocalState(GetLocalState get) {
     int held = buffers.total();
     long dropped = drops.total();
+    ShardingSettings settings = spec.settings();
     collect(get.timeout(), shards -> get.replyTo().tell(new LocalState(new ShardRegionState(
         shards.stream().map(s -> new ShardRegionState.ShardState(s.shardId(), s.entityIds()))
-            .collect(java.util.stream.Collectors.toSet()), held, dropped))));
+            .collect(java.util.stream.Collectors.toSet()), held, dropped,
+        new ShardRegionState.Passivation(settings.passivationIdleTimeout(), settings.activeEntityLimit(),
+            shards.stream().mapToLong(Shard.ShardSnapshot::idlePassivations).sum(),
+            shards.stream().mapToLong(Shard.ShardSnapshot::limitPassivations).sum())))));
     return Behaviors.same();
   }
 

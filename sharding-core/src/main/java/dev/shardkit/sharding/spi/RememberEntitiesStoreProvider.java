@@ -1,6 +1,9 @@
 package dev.shardkit.sharding.spi;
 
 import dev.shardkit.sharding.ShardingSettings;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
@@ -30,4 +33,19 @@ public interface RememberEntitiesStoreProvider {
    * @throws RuntimeException to make {@code ClusterSharding.start} fail with that error
    */
   default void startOnNode(ActorSystem<?> system, String typeName, ShardingSettings settings) {}
+
+  /**
+   * The shards of the type that may have remembered entities. A starting coordinator reads them
+   * and gives each a home at once, so that after the whole cluster restarted those shards and
+   * their entities start without waiting for a message. A superset is fine: a shard with nothing
+   * remembered starts empty. Shards that lose their home while the cluster runs (a crash, a
+   * rebalance) are placed again by the coordinator without asking.
+   *
+   * <p>The default knows none: after a whole-cluster restart, such shards start with their first
+   * message (and then start all their remembered entities).
+   */
+  default CompletionStage<Set<String>> rememberedShards(ActorSystem<?> system, String typeName,
+      ShardingSettings settings) {
+    return CompletableFuture.completedFuture(Set.of());
+  }
 }

@@ -91,7 +91,7 @@ class CoordinatorBatchingTest {
     ManualStore store = new ManualStore();
     ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create("batching",
         new LeastShardAllocationStrategy(1, 20, 0.1), store, 1000, Optional.empty(), Duration.ZERO,
-        Duration.ofHours(1), Duration.ofSeconds(10)));
+        Duration.ofHours(1), Duration.ofSeconds(10), Optional.empty()));
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
 
     coordinator.tell(new Register(region.ref(), Set.of()));
@@ -133,7 +133,7 @@ class CoordinatorBatchingTest {
     ManualStore store = new ManualStore();
     ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create("retrying",
         new LeastShardAllocationStrategy(1, 20, 0.1), store, 1000, Optional.empty(), Duration.ZERO,
-        Duration.ofHours(1), Duration.ofSeconds(10)));
+        Duration.ofHours(1), Duration.ofSeconds(10), Optional.empty()));
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
     coordinator.tell(new Register(region.ref(), Set.of()));
     store.next().done().complete(null);

@@ -44,6 +44,7 @@ public final class TestCluster implements AutoCloseable {
       }
       # Store modules' tests choose their own mode; sharding-core has only the in-memory store.
       shardkit.sharding.state-store-mode = memory
+      shardkit.sharding.remember-entities-store-providers.test = "dev.shardkit.sharding.testkit.TestRememberStore$Provider"
       """;
 
   private final String name;

@@ -1,0 +1,16 @@
+package dev.shardkit.sharding;
+
+import dev.shardkit.sharding.testkit.RememberEntitiesScenario;
+
+/** The remember-entities scenario on sharding-core's test store and in-memory coordinator state. */
+class TestStoreRememberEntitiesTest extends RememberEntitiesScenario {
+  @Override
+  protected String nodeConfig(int node) {
+    return "";
+  }
+
+  @Override
+  protected String rememberStore() {
+    return "test";
+  }
+}

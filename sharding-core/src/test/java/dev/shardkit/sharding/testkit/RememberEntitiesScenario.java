@@ -1,0 +1,172 @@
+package dev.shardkit.sharding.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.ClusterSharding;
+import dev.shardkit.sharding.Entity;
+import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.ShardRegionState;
+import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.testkit.EntityProbe.Hello;
+import dev.shardkit.sharding.testkit.EntityProbe.Msg;
+import dev.shardkit.sharding.testkit.EntityProbe.PassivateMe;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Remembered entities run again by themselves, before any message reaches them: at their new home
+ * after a rebalance, and after the whole cluster stopped and started again. Run once per
+ * remember-entities store: a subclass gives each node's store configuration (the same for a node
+ * across the restart, as its disk would be).
+ */
+public abstract class RememberEntitiesScenario {
+
+  /** Each node's configuration: the stores, and whatever else a mode needs. */
+  protected abstract String nodeConfig(int node);
+
+  /** The {@code remember-entities-store} mode under test. */
+  protected abstract String rememberStore();
+
+  private static final int SHARDS = 12;
+
+  private ShardingSettings settings(ActorSystem<?> system) {
+    return ShardingSettings.create(system).withNumberOfShards(SHARDS).withRememberEntities(true)
+        .withRememberEntitiesStore(rememberStore()).withRebalanceInterval(Duration.ofMillis(500));
+  }
+
+  private ActorSystem<Void> addNode(TestCluster cluster, int node, String extra, EntityProbe probe,
+      EntityTypeKey<Msg> key) {
+    ActorSystem<Void> system = cluster.add(extra + "\n" + nodeConfig(node));
+    cluster.awaitUp(cluster.systems().size());
+    ClusterSharding.get(system).start(Entity.of(key, probe::behavior).withSettings(settings(system)));
+    return system;
+  }
+
+  private static ShardRegionState state(ActorSystem<?> system, EntityTypeKey<?> key) {
+    try {
+      return ClusterSharding.get(system).shardRegionState(key).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("no region state from " + system.address(), e);
+    }
+  }
+
+  /** Starts entities with one message each and waits until all have it (so all are remembered). */
+  private static Set<String> createEntities(ActorSystem<?> via, EntityTypeKey<Msg> key, EntityProbe probe, int n) {
+    Set<String> ids = new HashSet<>();
+    for (int i = 0; i < n; i++) {
+      String id = "entity-" + i;
+      ids.add(id);
+      ClusterSharding.get(via).entityRefFor(key, id).tell(new Hello(1));
+    }
+    TestCluster.await(Duration.ofSeconds(30), () -> ids.stream().allMatch(id -> probe.received(id).size() == 1),
+        "every entity got its first message");
+    return ids;
+  }
+
+  @Test
+  void rememberedEntitiesRunAgainAtTheirNewHomeAfterARebalance() {
+    EntityProbe probe = new EntityProbe();
+    EntityTypeKey<Msg> key = EntityTypeKey.create(Msg.class, "RememberedRebalance");
+    try (TestCluster cluster = new TestCluster("RememberRebalance")) {
+      addNode(cluster, 0, "", probe, key);
+      addNode(cluster, 1, "", probe, key);
+      Set<String> ids = createEntities(cluster.system(0), key, probe, 120);
+      // Shards placed before the second region registered may move to it: wait for that first.
+      TestCluster.await(Duration.ofSeconds(60), () -> state(cluster.system(0), key).shards().size() == SHARDS / 2
+          && state(cluster.system(1), key).shards().size() == SHARDS / 2 && probe.live().equals(ids),
+          "the two nodes share the shards, every entity running");
+      Map<String, Set<String>> before = new HashMap<>();
+      for (int node = 0; node < 2; node++) {
+        state(cluster.system(node), key).shards().forEach(sh -> before.put(sh.shardId(), sh.entityIds()));
+      }
+      probe.forgetStarts();
+
+      ActorSystem<Void> third = addNode(cluster, 2, "", probe, key);
+      String thirdAddress = third.address().toString();
+      TestCluster.await(Duration.ofSeconds(60), () -> state(third, key).shards().size() == SHARDS / 3,
+          "a third of the shards moved to the new node");
+      Set<String> expected = new HashSet<>();
+      state(third, key).shards().forEach(sh -> expected.addAll(before.get(sh.shardId())));
+      // Nothing is sent after the move: what runs on the new node started because it is remembered.
+      TestCluster.await(Duration.ofSeconds(30), () -> entitiesOn(third, key).equals(expected)
+          && probe.live().equals(ids), "every entity of the moved shards runs at its new home");
+      for (String id : expected) {
+        assertEquals(thirdAddress, probe.startedOn(id), id + " runs on the new node");
+        assertEquals(1, probe.starts(id), id + " started once at its new home");
+        assertEquals(List.of(1), probe.received(id), id + " got no message after the move");
+      }
+      for (String id : ids) {
+        if (!expected.contains(id)) {
+          assertEquals(0, probe.starts(id), id + " did not move and was not restarted");
+        }
+      }
+    }
+  }
+
+  private static Set<String> entitiesOn(ActorSystem<?> system, EntityTypeKey<?> key) {
+    Set<String> all = new HashSet<>();
+    state(system, key).shards().forEach(sh -> all.addAll(sh.entityIds()));
+    return all;
+  }
+
+  @Test
+  void rememberedEntitiesRunAgainAfterTheWholeClusterRestarts() throws Exception {
+    int[] ports = {freePort(), freePort()};
+    EntityTypeKey<Msg> key = EntityTypeKey.create(Msg.class, "RememberedRestart");
+    EntityProbe before = new EntityProbe();
+    Set<String> ids;
+    Set<String> passivated = new HashSet<>();
+    try (TestCluster cluster = new TestCluster("RememberRestart")) {
+      addNode(cluster, 0, port(ports[0]), before, key);
+      addNode(cluster, 1, port(ports[1]), before, key);
+      ids = createEntities(cluster.system(0), key, before, 100);
+      for (int i = 0; i < 10; i++) {
+        passivated.add("entity-" + i);
+        ClusterSharding.get(cluster.system(0)).entityRefFor(key, "entity-" + i).tell(PassivateMe.INSTANCE);
+      }
+      TestCluster.await(Duration.ofSeconds(10), () -> passivated.stream().noneMatch(before.live()::contains),
+          "the passivated entities stopped");
+      // Stopping the nodes hands their shards off, and a shard stops only after its last write.
+    }
+    Set<String> expected = new HashSet<>(ids);
+    expected.removeAll(passivated);
+
+    EntityProbe after = new EntityProbe();
+    try (TestCluster cluster = new TestCluster("RememberRestart")) {
+      addNode(cluster, 0, port(ports[0]), after, key);
+      addNode(cluster, 1, port(ports[1]), after, key);
+      // No message is sent: every remembered entity must start by itself.
+      TestCluster.await(Duration.ofSeconds(60), () -> after.live().containsAll(expected),
+          "every remembered entity runs again after the restart (running: " + after.live().size() + " of "
+              + expected.size() + ")");
+      Thread.sleep(1000);
+      for (String id : passivated) {
+        assertEquals(0, after.starts(id), id + " was passivated, so it is not remembered");
+      }
+      for (String id : expected) {
+        assertEquals(List.of(), after.received(id), id + " started with no message");
+      }
+      assertEquals(expected, after.live());
+    }
+  }
+
+  private static String port(int port) {
+    return "pekko.remote.artery.canonical.port = " + port;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}

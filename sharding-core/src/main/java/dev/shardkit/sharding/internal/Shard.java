@@ -411,6 +411,10 @@ public final class Shard extends AbstractBehavior<Object> {
         flush();
       } else if (store != null && handingOff) {
         stoppedByHandOff.add(entityId);
+      } else if (store != null) {
+        // Stopped for a hand-off that was cancelled meanwhile: it is remembered, so it runs again.
+        entities.waiting(entityId, Wait.RECOVERY);
+        admit(entityId);
       }
     } else if (!handingOff && (store != null || terminated instanceof ChildFailed)) {
       int inARow = restarts.failed(entityId, System.nanoTime());

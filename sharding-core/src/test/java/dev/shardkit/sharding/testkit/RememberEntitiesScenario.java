@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.junit.jupiter.api.Test;
 
@@ -82,9 +83,7 @@ public abstract class RememberEntitiesScenario {
       addNode(cluster, 1, "", probe, key);
       Set<String> ids = createEntities(cluster.system(0), key, probe, 120);
       // Shards placed before the second region registered may move to it: wait for that first.
-      TestCluster.await(Duration.ofSeconds(60), () -> state(cluster.system(0), key).shards().size() == SHARDS / 2
-          && state(cluster.system(1), key).shards().size() == SHARDS / 2 && probe.live().equals(ids),
-          "the two nodes share the shards, every entity running");
+      awaitBalanced(cluster, key, () -> probe.live().equals(ids), "every entity running");
       Map<String, Set<String>> before = new HashMap<>();
       for (int node = 0; node < 2; node++) {
         state(cluster.system(node), key).shards().forEach(sh -> before.put(sh.shardId(), sh.entityIds()));
@@ -113,12 +112,16 @@ public abstract class RememberEntitiesScenario {
     }
   }
 
-  /** Waits until the two nodes host half of the shards each (no rebalance left) and {@code ids} all run. */
-  private static void awaitSplit(TestCluster cluster, EntityTypeKey<?> key, EntityProbe probe, Set<String> ids,
-      String when) {
-    TestCluster.await(Duration.ofSeconds(60), () -> state(cluster.system(0), key).shards().size() == SHARDS / 2
-        && state(cluster.system(1), key).shards().size() == SHARDS / 2 && probe.live().equals(ids),
-        "the two nodes share the shards, every entity running (" + when + ")");
+  /**
+   * Waits until the cluster's nodes host the same number of shards (no rebalance left) and
+   * {@code entities} holds.
+   */
+  private static void awaitBalanced(TestCluster cluster, EntityTypeKey<?> key, BooleanSupplier entities,
+      String what) {
+    int nodes = cluster.systems().size();
+    TestCluster.await(Duration.ofSeconds(60), () -> cluster.systems().stream()
+        .allMatch(s -> state(s, key).shards().size() == SHARDS / nodes) && entities.getAsBoolean(),
+        "the " + nodes + " nodes share the shards, " + what);
   }
 
   private static Set<String> entitiesOn(ActorSystem<?> system, EntityTypeKey<?> key) {
@@ -138,9 +141,7 @@ public abstract class RememberEntitiesScenario {
       ActorSystem<Void> doomed = addNode(cluster, 2,
           "pekko.coordinated-shutdown.run-by-actor-system-terminate = off", probe, key);
       Set<String> ids = createEntities(cluster.system(0), key, probe, 90);
-      TestCluster.await(Duration.ofSeconds(60), () -> cluster.systems().stream()
-          .allMatch(s -> state(s, key).shards().size() == SHARDS / 3) && probe.live().equals(ids),
-          "the three nodes share the shards, every entity running");
+      awaitBalanced(cluster, key, () -> probe.live().equals(ids), "every entity running");
       Set<String> onDoomed = entitiesOn(doomed, key);
       assertTrue(!onDoomed.isEmpty(), "the crashing node hosts entities");
       String doomedAddress = doomed.address().toString();
@@ -177,7 +178,7 @@ public abstract class RememberEntitiesScenario {
       ids = createEntities(cluster.system(0), key, before, 100);
       // A Passivate that reaches a shard while it is handed off is not acted on (the hand-off
       // stops the entity, which stays remembered): passivate once the rebalancing is over.
-      awaitSplit(cluster, key, before, ids, "before passivating");
+      awaitBalanced(cluster, key, () -> before.live().equals(ids), "every entity running, before passivating");
       for (int i = 0; i < 10; i++) {
         passivated.add("entity-" + i);
         ClusterSharding.get(cluster.system(0)).entityRefFor(key, "entity-" + i).tell(PassivateMe.INSTANCE);
@@ -198,9 +199,8 @@ public abstract class RememberEntitiesScenario {
           "every remembered entity runs again after the restart (running: " + after.live().size() + " of "
               + expected.size() + ")");
       // Shards placed before the second region registered move to it; check once they have.
-      TestCluster.await(Duration.ofSeconds(30), () -> state(cluster.system(0), key).shards().size() == SHARDS / 2
-          && state(cluster.system(1), key).shards().size() == SHARDS / 2 && after.live().containsAll(expected),
-          "the two nodes share the shards after the restart, every remembered entity running");
+      awaitBalanced(cluster, key, () -> after.live().containsAll(expected),
+          "every remembered entity running after the restart");
       for (String id : passivated) {
         assertEquals(0, after.starts(id), id + " was passivated, so it is not remembered; yet it started "
             + after.starts(id) + " time(s) after the restart, last on " + after.startedOn(id));

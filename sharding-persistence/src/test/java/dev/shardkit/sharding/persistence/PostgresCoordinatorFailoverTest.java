@@ -1,29 +1,17 @@
 package dev.shardkit.sharding.persistence;
 
-import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
+import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresExtension;
 import dev.shardkit.sharding.testkit.CoordinatorFailoverScenario;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** sharding-core's coordinator failover scenario with the persistence store on a real PostgreSQL. */
 class PostgresCoordinatorFailoverTest extends CoordinatorFailoverScenario {
-  private static EmbeddedPostgresServer postgres;
-
-  @BeforeAll
-  static void startPostgres() {
-    postgres = EmbeddedPostgresServer.start();
-  }
-
-  @AfterAll
-  static void stopPostgres() {
-    if (postgres != null) {
-      postgres.close();
-    }
-  }
+  @RegisterExtension
+  static final EmbeddedPostgresExtension POSTGRES = new EmbeddedPostgresExtension();
 
   @Override
   protected String storeConfig() {
-    return postgres.storeConfig() + "shardkit.sharding.state-store-mode = persistence\n";
+    return POSTGRES.server().storeConfig() + "shardkit.sharding.state-store-mode = persistence\n";
   }
 
   @Override

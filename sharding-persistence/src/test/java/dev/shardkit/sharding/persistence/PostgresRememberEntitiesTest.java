@@ -1,32 +1,20 @@
 package dev.shardkit.sharding.persistence;
 
-import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
+import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresExtension;
 import dev.shardkit.sharding.testkit.RememberEntitiesScenario;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * sharding-core's remember-entities scenario in persistence mode: the coordinator's state and the
  * remembered entities in a real PostgreSQL, which outlives the cluster's restart.
  */
 class PostgresRememberEntitiesTest extends RememberEntitiesScenario {
-  private static EmbeddedPostgresServer postgres;
-
-  @BeforeAll
-  static void startPostgres() {
-    postgres = EmbeddedPostgresServer.start();
-  }
-
-  @AfterAll
-  static void stopPostgres() {
-    if (postgres != null) {
-      postgres.close();
-    }
-  }
+  @RegisterExtension
+  static final EmbeddedPostgresExtension POSTGRES = new EmbeddedPostgresExtension();
 
   @Override
   protected String nodeConfig(int node) {
-    return postgres.storeConfig()
+    return POSTGRES.server().storeConfig()
         + "shardkit.sharding.state-store-mode = persistence\n"
         + "shardkit.sharding.remember-entities-store = persistence\n";
   }

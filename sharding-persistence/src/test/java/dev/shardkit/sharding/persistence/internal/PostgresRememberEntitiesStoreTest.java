@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.persistence.PersistenceRememberEntitiesStoreProvider;
 import dev.shardkit.sharding.persistence.ShardingPersistenceIds;
-import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
+import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresExtension;
 import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.testkit.LogCapture;
@@ -26,9 +26,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The remember-entities store on a real PostgreSQL: what one actor system remembers, a fresh one
@@ -36,22 +35,11 @@ import org.junit.jupiter.api.Test;
  * records carry their schema version; close stops the store's actors.
  */
 class PostgresRememberEntitiesStoreTest {
-  private static EmbeddedPostgresServer postgres;
-
-  @BeforeAll
-  static void start() {
-    postgres = EmbeddedPostgresServer.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (postgres != null) {
-      postgres.close();
-    }
-  }
+  @RegisterExtension
+  static final EmbeddedPostgresExtension POSTGRES = new EmbeddedPostgresExtension();
 
   private static ActorSystem<Void> storeSystem(String name, String extraConfig) {
-    return StoreTestSupport.system(name, extraConfig + "\n" + postgres.storeConfig());
+    return StoreTestSupport.system(name, extraConfig + "\n" + POSTGRES.server().storeConfig());
   }
 
   private static RememberEntitiesStore store(ActorSystem<?> system, String typeName, String shardId) {
@@ -95,7 +83,7 @@ class PostgresRememberEntitiesStoreTest {
     } finally {
       StoreTestSupport.terminate(second);
     }
-    assertEquals(2, postgres.eventRows(ShardingPersistenceIds.entities("Carts", shard)));
+    assertEquals(2, POSTGRES.server().eventRows(ShardingPersistenceIds.entities("Carts", shard)));
   }
 
   @Test
@@ -106,22 +94,22 @@ class PostgresRememberEntitiesStoreTest {
       RememberEntitiesStore store = store(system, "Batched", "3");
       await(store.load());
       await(store.update(ids("e-", 0, 100), Set.of()));
-      assertEquals(1, postgres.eventRows(pid), "100 started entities, one update, one row");
+      assertEquals(1, POSTGRES.server().eventRows(pid), "100 started entities, one update, one row");
       await(store.update(Set.of("x"), ids("e-", 0, 50)));
-      assertEquals(2, postgres.eventRows(pid), "1 started and 50 stopped, one row");
+      assertEquals(2, POSTGRES.server().eventRows(pid), "1 started and 50 stopped, one row");
       // An update with nothing in it, or the retry of one already written, writes nothing.
       await(store.update(Set.of(), Set.of()));
       await(store.update(Set.of("x"), ids("e-", 0, 50)));
-      assertEquals(2, postgres.eventRows(pid));
+      assertEquals(2, POSTGRES.server().eventRows(pid));
       // A retry with a larger batch writes, once.
       await(store.update(Set.of("x", "y"), ids("e-", 0, 50)));
-      assertEquals(3, postgres.eventRows(pid));
+      assertEquals(3, POSTGRES.server().eventRows(pid));
 
       Set<String> expected = ids("e-", 50, 100);
       expected.addAll(Set.of("x", "y"));
       assertEquals(expected, await(store.load()));
       // The second row holds both sets of its update.
-      List<String> payloads = postgres.column("SELECT convert_from(event_payload, 'UTF8') FROM event_journal "
+      List<String> payloads = POSTGRES.server().column("SELECT convert_from(event_payload, 'UTF8') FROM event_journal "
           + "WHERE persistence_id = ? ORDER BY sequence_number", pid);
       assertTrue(payloads.get(1).startsWith("{\"started\":[\"x\"],\"stopped\":[\"e-0\",\"e-1\",\"e-10\","),
           payloads.get(1));
@@ -148,9 +136,9 @@ class PostgresRememberEntitiesStoreTest {
       }
       // Snapshots at 5, 10, ... 40; after the one at 40, events up to 40 - 2 * 5 = 30 go, and then
       // snapshots before 30. Deleting runs after the write, so wait for it.
-      TestCluster.await(Duration.ofSeconds(30), () -> postgres.snapshotSequenceNrs(pid).equals(List.of(30L, 35L, 40L))
-          && postgres.lowestEventSequenceNr(pid) == 30, "old events and snapshots are deleted");
-      assertEquals(12, postgres.eventRows(pid), "rows 30..41 remain (30 only as the marker of the highest deleted)");
+      TestCluster.await(Duration.ofSeconds(30), () -> POSTGRES.server().snapshotSequenceNrs(pid).equals(List.of(30L, 35L, 40L))
+          && POSTGRES.server().lowestEventSequenceNr(pid) == 30, "old events and snapshots are deleted");
+      assertEquals(12, POSTGRES.server().eventRows(pid), "rows 30..41 remain (30 only as the marker of the highest deleted)");
     } finally {
       StoreTestSupport.terminate(writer);
     }
@@ -174,17 +162,17 @@ class PostgresRememberEntitiesStoreTest {
       for (String id : List.of("a", "b", "c")) {
         await(store.update(Set.of(id), Set.of()));
       }
-      TestCluster.await(Duration.ofSeconds(30), () -> !postgres.snapshotSequenceNrs(pid).isEmpty(),
+      TestCluster.await(Duration.ofSeconds(30), () -> !POSTGRES.server().snapshotSequenceNrs(pid).isEmpty(),
           "a snapshot is written");
     } finally {
       StoreTestSupport.terminate(writer);
     }
-    assertEquals(List.of(StoredEntitiesChange.class.getName() + "#1"), postgres.column(
+    assertEquals(List.of(StoredEntitiesChange.class.getName() + "#1"), POSTGRES.server().column(
         "SELECT DISTINCT event_ser_manifest FROM event_journal WHERE persistence_id = ?", pid));
-    assertEquals(List.of(StoredEntitiesSnapshot.class.getName() + "#1"), postgres.column(
+    assertEquals(List.of(StoredEntitiesSnapshot.class.getName() + "#1"), POSTGRES.server().column(
         "SELECT DISTINCT snapshot_ser_manifest FROM snapshot WHERE persistence_id = ?", pid));
     // As a newer shardkit would have written the latest update.
-    try (Connection c = postgres.connect(); PreparedStatement s = c.prepareStatement(
+    try (Connection c = POSTGRES.server().connect(); PreparedStatement s = c.prepareStatement(
         "UPDATE event_journal SET event_ser_manifest = ? WHERE persistence_id = ? AND sequence_number = 3")) {
       s.setString(1, StoredEntitiesChange.class.getName() + "#2");
       s.setString(2, pid);
@@ -218,7 +206,7 @@ class PostgresRememberEntitiesStoreTest {
       StoreTestSupport.terminate(writer);
     }
     // The second update loses its stopped ids, as a damaged or hand-edited row would.
-    try (Connection c = postgres.connect(); PreparedStatement s = c.prepareStatement("UPDATE event_journal "
+    try (Connection c = POSTGRES.server().connect(); PreparedStatement s = c.prepareStatement("UPDATE event_journal "
         + "SET event_payload = convert_to('{\"started\":[\"b\"]}', 'UTF8') "
         + "WHERE persistence_id = ? AND sequence_number = 2")) {
       s.setString(1, pid);
@@ -250,7 +238,7 @@ class PostgresRememberEntitiesStoreTest {
       assertTrue(e.getMessage().contains("Entity id [a] is both started and stopped"), e.getMessage());
       assertThrows(IllegalArgumentException.class, () -> store.update(null, Set.of()));
       assertEquals(Set.of(), await(store.load()));
-      assertEquals(0, postgres.eventRows(pid));
+      assertEquals(0, POSTGRES.server().eventRows(pid));
       e = assertThrows(IllegalArgumentException.class, () -> store(system, "Refused", ""));
       assertTrue(e.getMessage().contains("shard id must not be null or empty"), e.getMessage());
     } finally {

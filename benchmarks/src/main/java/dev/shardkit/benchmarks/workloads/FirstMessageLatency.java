@@ -74,49 +74,45 @@ public final class FirstMessageLatency implements Workload {
         + "pekko.cluster.sharding.number-of-shards = " + spec.param("shards") + "\n"
         + StoreModes.config(spec.variant(), mode);
     List<ActorSystem<Void>> nodes = new ArrayList<>();
-    try {
-      nodes.add(Nodes.start(config, List.of(), null));
-      Nodes.awaitUp(nodes.get(0), 1, Duration.ofSeconds(30));
-      StoreModes.prepare(nodes.get(0), mode);
-      for (int i = 1; i < 3; i++) {
-        nodes.add(Nodes.start(config, List.of(), Nodes.address(nodes.get(0))));
-        Nodes.awaitUp(nodes.get(0), i + 1, Duration.ofSeconds(30));
-      }
-      for (ActorSystem<Void> n : nodes) {
-        Nodes.awaitUp(n, 3, Duration.ofSeconds(30));
-      }
-      Subject subject = Subject.of(spec.variant());
-      Subject.Node sender = null;
-      for (ActorSystem<Void> n : nodes) {
-        sender = subject.start(n, Counter.Hook.NONE, Optional.empty());
-      }
-      Set<String> usedShards = new HashSet<>();
-      int next = 0;
-      double[] millis = new double[samples];
-      for (int s = -discard; s < samples; s++) {
-        String id;
-        do {
-          id = "first-" + next++;
-        } while (!usedShards.add(sender.shardId(id)));
-        Subject.Ref ref = sender.ref(id);
-        long start = System.nanoTime();
-        Counter.Count c = ref.get(Duration.ofSeconds(30)).toCompletableFuture().get();
-        long nanos = System.nanoTime() - start;
-        if (!c.entityId().equals(id)) {
-          throw new IllegalStateException("asked " + id + ", answered by " + c.entityId());
-        }
-        if (s >= 0) {
-          millis[s] = nanos / 1e6;
-        }
-      }
-      Map<String, Double> out = new LinkedHashMap<>();
-      out.put("p50_ms", Stats.percentile(millis, 50));
-      out.put("p90_ms", Stats.percentile(millis, 90));
-      out.put("p99_ms", Stats.percentile(millis, 99));
-      return out;
-    } finally {
-      Nodes.terminate(nodes);
+    nodes.add(Nodes.start(config, List.of(), null));
+    Nodes.awaitUp(nodes.get(0), 1, Duration.ofSeconds(30));
+    StoreModes.prepare(nodes.get(0), mode);
+    for (int i = 1; i < 3; i++) {
+      nodes.add(Nodes.start(config, List.of(), Nodes.address(nodes.get(0))));
+      Nodes.awaitUp(nodes.get(0), i + 1, Duration.ofSeconds(30));
     }
+    for (ActorSystem<Void> n : nodes) {
+      Nodes.awaitUp(n, 3, Duration.ofSeconds(30));
+    }
+    Subject subject = Subject.of(spec.variant());
+    Subject.Node sender = null;
+    for (ActorSystem<Void> n : nodes) {
+      sender = subject.start(n, Counter.Hook.NONE, Optional.empty());
+    }
+    Set<String> usedShards = new HashSet<>();
+    int next = 0;
+    double[] millis = new double[samples];
+    for (int s = -discard; s < samples; s++) {
+      String id;
+      do {
+        id = "first-" + next++;
+      } while (!usedShards.add(sender.shardId(id)));
+      Subject.Ref ref = sender.ref(id);
+      long start = System.nanoTime();
+      Counter.Count c = ref.get(Duration.ofSeconds(30)).toCompletableFuture().get();
+      long nanos = System.nanoTime() - start;
+      if (!c.entityId().equals(id)) {
+        throw new IllegalStateException("asked " + id + ", answered by " + c.entityId());
+      }
+      if (s >= 0) {
+        millis[s] = nanos / 1e6;
+      }
+    }
+    Map<String, Double> out = new LinkedHashMap<>();
+    out.put("p50_ms", Stats.percentile(millis, 50));
+    out.put("p90_ms", Stats.percentile(millis, 90));
+    out.put("p99_ms", Stats.percentile(millis, 99));
+    return out;
   }
 
   @Override

@@ -162,6 +162,42 @@ class BadInputTest {
   }
 
   @Test
+  void anEntityWhoseFactoryThrowsCostsOnlyItsMessagesAndTheyAreCounted() throws Exception {
+    EntityTypeKey<Command> key = EntityTypeKey.create(Command.class, "FailingFactory");
+    ClusterSharding sharding = ClusterSharding.get(cluster.system(0));
+    // Only this node starts the type, so its region hosts every shard and counts every drop.
+    sharding.start(Entity.of(key, ctx -> {
+      if (ctx.entityId().startsWith("broken")) {
+        throw new IllegalStateException("no behavior for " + ctx.entityId());
+      }
+      return Recorder.create(ctx);
+    }));
+    TestProbe<Dropped> dropped = droppedProbe(cluster.system(0));
+    try (LogCapture logs = new LogCapture()) {
+      sharding.entityRefFor(key, "broken-1").tell(new Msg("s", 1));
+      Dropped d = dropped.expectMessageClass(Dropped.class, Duration.ofSeconds(10));
+      assertTrue(d.reason().contains("[FailingFactory]") && d.reason().contains("entity [broken-1] could not be "
+          + "created") && d.reason().contains("no behavior for broken-1"), d.reason());
+      logs.await(Duration.ofSeconds(5), "Entity type [FailingFactory]", "creating entity [broken-1]", "failed");
+    }
+    TestCluster.await(Duration.ofSeconds(5), () -> {
+      try {
+        return sharding.shardRegionState(key).toCompletableFuture().get().droppedMessages() == 1;
+      } catch (Exception e) {
+        return false;
+      }
+    }, "the region counts the message its shard dropped");
+    sharding.entityRefFor(key, "fine").tell(new Msg("s", 1));
+    TestCluster.await(Duration.ofSeconds(10), () -> {
+      try {
+        return report(key, "fine").received() == 1;
+      } catch (Exception e) {
+        return false;
+      }
+    }, "the shard goes on serving");
+  }
+
+  @Test
   void anUnserializableMessageForARemoteEntityIsReportedClearly() throws Exception {
     // Find an entity that lives on node 1, so node 0 must send across the network.
     String remoteId = null;

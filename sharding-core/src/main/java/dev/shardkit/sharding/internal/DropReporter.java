@@ -8,8 +8,9 @@ import org.apache.pekko.actor.Dropped;
 import org.slf4j.Logger;
 
 /**
- * Counts messages a region or shard could not deliver and warns about them at most once per
- * interval, so that a flood of drops cannot flood the log too.
+ * Counts messages a region or its shards could not deliver and warns about them at most once per
+ * interval, so that a flood of drops cannot flood the log too. A region shares its reporter with
+ * its shards, so its count covers theirs; drops are rare, so a lock is cheap enough.
  */
 public final class DropReporter {
   private final Logger log;
@@ -45,7 +46,7 @@ public final class DropReporter {
    * @param recipient the actor that dropped it (for the dead letter)
    * @return true if this call logged a warning
    */
-  public boolean dropped(Object message, String reason, ActorRef recipient) {
+  public synchronized boolean dropped(Object message, String reason, ActorRef recipient) {
     deadLetters.accept(Dropped.apply(message, "shardkit [" + typeName + "]: " + reason, recipient));
     dropped++;
     droppedSinceWarning++;
@@ -62,7 +63,7 @@ public final class DropReporter {
   }
 
   /** Messages dropped since this reporter was created. */
-  public long total() {
+  public synchronized long total() {
     return dropped;
   }
 }

@@ -9,12 +9,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.ActorRef;
 
 /**
  * A shard's entities: which ids are live, which are being passivated (their messages held until
  * they have stopped), which are waiting to start (their messages held until they may), and the
  * messages held for them. Owned by the shard actor; not thread-safe.
+ *
+ * <p>Entities are kept by their classic refs: the typed ref that {@code spawn} returns is a
+ * wrapper object of its own, and a shard of a million entities would hold a million of them.
  */
 public final class EntityTable {
   /** The lifecycle of one entity the shard knows. */
@@ -36,7 +39,7 @@ public final class EntityTable {
 
   // Active and passivating entities share one map (one entry per entity); the few passivating
   // and waiting ones are also kept apart, in collections that are empty on the hot path.
-  private final Map<String, ActorRef<Object>> live = new HashMap<>();
+  private final Map<String, ActorRef> live = new HashMap<>();
   private final Set<String> passivatingIds = new HashSet<>();
   private final Map<String, Wait> waiting = new HashMap<>();
   private final MessageBuffers<String> held;
@@ -47,8 +50,8 @@ public final class EntityTable {
   }
 
   /** The live, active entity with this id, or null. */
-  public ActorRef<Object> active(String entityId) {
-    ActorRef<Object> ref = live.get(entityId);
+  public ActorRef active(String entityId) {
+    ActorRef ref = live.get(entityId);
     return ref == null || (!passivatingIds.isEmpty() && passivatingIds.contains(entityId)) ? null : ref;
   }
 
@@ -108,7 +111,7 @@ public final class EntityTable {
    * ({@link #actorName}), so no reverse map is kept per entity; a ref named otherwise is looked for
    * among all entities.
    */
-  public String idOf(ActorRef<?> ref) {
+  public String idOf(ActorRef ref) {
     try {
       String byName = URLDecoder.decode(ref.path().name(), StandardCharsets.UTF_8);
       if (ref.equals(live.get(byName))) {
@@ -117,7 +120,7 @@ public final class EntityTable {
     } catch (IllegalArgumentException notEncoded) {
       // Not a name this table gave; look among all entities.
     }
-    for (Map.Entry<String, ActorRef<Object>> e : live.entrySet()) {
+    for (Map.Entry<String, ActorRef> e : live.entrySet()) {
       if (e.getValue().equals(ref)) {
         return e.getKey();
       }
@@ -136,7 +139,7 @@ public final class EntityTable {
    *
    * @throws IllegalStateException if an incarnation of it is live
    */
-  public void started(String entityId, ActorRef<Object> ref) {
+  public void started(String entityId, ActorRef ref) {
     if (live.containsKey(entityId)) {
       throw new IllegalStateException("Entity [" + entityId + "] is already live");
     }

@@ -210,12 +210,12 @@ public final class Shard extends AbstractBehavior<Object> {
 
   private Behavior<Object> onDeliver(Deliver d) {
     String entityId = d.entityId();
-    ActorRef<Object> entity = entities.active(entityId);
+    org.apache.pekko.actor.ActorRef entity = entities.active(entityId);
     if (entity != null) {
       if (recency != null) {
         recency.touch(entityId, System.nanoTime());
       }
-      entity.tell(d.message());
+      entity.tell(d.message(), org.apache.pekko.actor.ActorRef.noSender());
       return this;
     }
     Status status = entities.status(entityId);
@@ -305,14 +305,15 @@ public final class Shard extends AbstractBehavior<Object> {
       }
       return;
     }
-    ActorRef<Object> ref = getContext().spawn(behavior, EntityTable.actorName(entityId));
+    ActorRef<Object> spawned = getContext().spawn(behavior, EntityTable.actorName(entityId));
     // A plain watch: the table finds the id from the ref's name, so nothing is kept per entity.
-    getContext().watch(ref);
+    getContext().watch(spawned);
+    org.apache.pekko.actor.ActorRef ref = Adapter.toClassic(spawned);
     entities.started(entityId, ref);
     if (recency != null) {
       recency.touch(entityId, System.nanoTime());
     }
-    messages.forEach(ref::tell);
+    messages.forEach(m -> ref.tell(m, org.apache.pekko.actor.ActorRef.noSender()));
     if (handingOff) {
       stop(entityId, ref);
     }
@@ -321,7 +322,7 @@ public final class Shard extends AbstractBehavior<Object> {
   // ---- passivation
 
   private Behavior<Object> onPassivate(Passivate p) {
-    String entityId = entities.idOf(p.entity());
+    String entityId = entities.idOf(Adapter.toClassic(p.entity()));
     if (entityId == null) {
       getContext().getLog().debug("Entity type [{}]: ignoring Passivate for {}, not an entity of shard [{}]",
           typeKey.name(), p.entity(), shardId);
@@ -333,7 +334,7 @@ public final class Shard extends AbstractBehavior<Object> {
 
   /** Passivation asked for by the entity or decided by the shard: a remembered entity is forgotten. */
   private void passivate(String entityId) {
-    ActorRef<Object> entity = entities.active(entityId);
+    org.apache.pekko.actor.ActorRef entity = entities.active(entityId);
     if (entity != null && !handingOff) {
       if (store != null) {
         passivatedOnRequest.add(entityId);
@@ -348,16 +349,13 @@ public final class Shard extends AbstractBehavior<Object> {
    * any message, and needs no wrapper around every entity's behavior (which would cost memory per
    * entity and a call per message).
    */
-  private void stop(String entityId, ActorRef<Object> entity) {
+  private void stop(String entityId, org.apache.pekko.actor.ActorRef entity) {
     if (entities.passivating(entityId)) {
       if (recency != null) {
         recency.remove(entityId);
       }
-      if (stopMessage != null) {
-        entity.tell(stopMessage);
-      } else {
-        Adapter.toClassic(entity).tell(PoisonPill.getInstance(), org.apache.pekko.actor.ActorRef.noSender());
-      }
+      entity.tell(stopMessage != null ? stopMessage : PoisonPill.getInstance(),
+          org.apache.pekko.actor.ActorRef.noSender());
     }
   }
 
@@ -393,7 +391,7 @@ public final class Shard extends AbstractBehavior<Object> {
   // ---- entities that stopped
 
   private Behavior<Object> onEntityTerminated(Terminated terminated) {
-    String entityId = entities.idOf(terminated.getRef());
+    String entityId = entities.idOf(Adapter.toClassic(terminated.getRef()));
     if (entityId == null) {
       return this;
     }
@@ -413,6 +411,10 @@ public final class Shard extends AbstractBehavior<Object> {
         flush();
       } else if (store != null && handingOff) {
         stoppedByHandOff.add(entityId);
+      } else if (store != null) {
+        // Stopped for a hand-off that was cancelled meanwhile: it is remembered, so it runs again.
+        entities.waiting(entityId, Wait.RECOVERY);
+        admit(entityId);
       }
     } else if (!handingOff && (store != null || terminated instanceof ChildFailed)) {
       int inARow = restarts.failed(entityId, System.nanoTime());
@@ -597,7 +599,7 @@ public final class Shard extends AbstractBehavior<Object> {
     }
     fillRoom();
     for (String entityId : entities.entityIds()) {
-      ActorRef<Object> entity = entities.active(entityId);
+      org.apache.pekko.actor.ActorRef entity = entities.active(entityId);
       if (entity != null) {
         stop(entityId, entity);
       }

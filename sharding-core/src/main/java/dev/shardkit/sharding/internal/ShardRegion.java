@@ -369,8 +369,7 @@ public final class ShardRegion {
       if (!(current instanceof Local)) {
         Map<String, Integer> limits = entityLimits == null ? Map.of() : entityLimits.added(shardId);
         ActorRef<Object> shard = context.spawn(
-            Shard.create(spec, shardId, self, limits.getOrDefault(shardId, Integer.MAX_VALUE),
-                newDropReporter(context, spec)),
+            Shard.create(spec, shardId, self, limits.getOrDefault(shardId, Integer.MAX_VALUE), drops),
             URLEncoder.encode(shardId, StandardCharsets.UTF_8));
         context.watchWith(shard, new ShardTerminated(shardId));
         table = table.withHome(shardId, new Local(shard));

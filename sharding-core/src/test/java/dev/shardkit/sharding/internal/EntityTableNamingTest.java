@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,15 +28,15 @@ class EntityTableNamingTest {
     testKit.shutdownTestKit();
   }
 
-  private static ActorRef<Object> spawnNamedFor(String entityId) {
-    return testKit.spawn(Behaviors.empty(), EntityTable.actorName(entityId));
+  private static ActorRef spawnNamedFor(String entityId) {
+    return Adapter.toClassic(testKit.spawn(Behaviors.empty(), EntityTable.actorName(entityId)));
   }
 
   @Test
   void idsThatNeedEncodingAreFoundByName() {
     EntityTable t = new EntityTable(10);
     for (String id : new String[] {"plain-1", "with space", "slash/and?query", "100%", "ümlaut+plus"}) {
-      ActorRef<Object> ref = spawnNamedFor(id);
+      ActorRef ref = spawnNamedFor(id);
       t.started(id, ref);
       assertEquals(id, t.idOf(ref), "id of the actor named " + ref.path().name());
     }
@@ -44,11 +45,11 @@ class EntityTableNamingTest {
   @Test
   void anEarlierIncarnationIsNotTheEntity() {
     EntityTable t = new EntityTable(10);
-    ActorRef<Object> first = spawnNamedFor("again");
+    ActorRef first = spawnNamedFor("again");
     t.started("again", first);
     t.stopped("again");
-    testKit.stop(first);
-    ActorRef<Object> second = spawnNamedFor("again");
+    testKit.stop(Adapter.toTyped(first));
+    ActorRef second = spawnNamedFor("again");
     t.started("again", second);
     assertEquals("again", t.idOf(second));
     assertNull(t.idOf(first));

@@ -11,24 +11,25 @@ import dev.shardkit.sharding.internal.EntityTable.Status;
 import java.util.List;
 import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 class EntityTableTest {
   private static ActorTestKit testKit;
-  private static ActorRef<Object> e1;
-  private static ActorRef<Object> e2;
-  private static ActorRef<Object> e1Again;
+  private static ActorRef e1;
+  private static ActorRef e2;
+  private static ActorRef e1Again;
 
   @BeforeAll
   static void startTestKit() {
     // Probes only provide real ActorRef identities; the table never sends anything.
     testKit = ActorTestKit.create();
-    e1 = testKit.createTestProbe(Object.class).ref();
-    e2 = testKit.createTestProbe(Object.class).ref();
-    e1Again = testKit.createTestProbe(Object.class).ref();
+    e1 = Adapter.toClassic(testKit.createTestProbe(Object.class).ref());
+    e2 = Adapter.toClassic(testKit.createTestProbe(Object.class).ref());
+    e1Again = Adapter.toClassic(testKit.createTestProbe(Object.class).ref());
   }
 
   @AfterAll

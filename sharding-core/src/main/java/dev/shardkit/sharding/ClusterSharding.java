@@ -168,17 +168,20 @@ public final class ClusterSharding implements Extension {
         .selfRoles()::contains).orElse(true)) {
       provider.startOnNode(system, name, settings);
     }
+    MessageExtractor<Object, Object> ex = (MessageExtractor<Object, Object>) (MessageExtractor<?, ?>) extractor
+        .orElseGet(() -> (MessageExtractor<E, M>) (MessageExtractor<?, ?>) new StableHashMessageExtractor<M>(
+            settings.numberOfShards()));
     if (createBehavior.isPresent()) {
+      // The built-in extractors' shard ids are 0..n-1, so the coordinator can place them all up front.
+      int knownShards = settings.placeAllShardsAtStart() && (Object) ex instanceof EnvelopeMessageExtractor<?> known
+          ? known.numberOfShards() : 0;
       startCoordinator(name, settings, strategy.orElseGet(settings::leastShardAllocationStrategy), provider,
-          remember);
+          remember, knownShards);
     }
     ActorRef<Object> coordinator = Adapter.toTyped(classic.systemActorOf(
         ClusterSingletonProxy.props("/system/" + coordinatorName(name),
             ClusterSingletonProxySettings.create(classic).withRole(settings.role().orElse(null))),
         "shardkit-coordinator-proxy-" + name));
-    MessageExtractor<Object, Object> ex = (MessageExtractor<Object, Object>) (MessageExtractor<?, ?>) extractor
-        .orElseGet(() -> (MessageExtractor<E, M>) (MessageExtractor<?, ?>) new StableHashMessageExtractor<M>(
-            settings.numberOfShards()));
     RegionHandle handle = new RegionHandle(new SerializabilityCheck(classic));
     RegionSpec spec = new RegionSpec((EntityTypeKey<Object>) (EntityTypeKey<?>) typeKey, ex, createBehavior,
         stopMessage, settings, coordinator, handle, remember);
@@ -220,11 +223,11 @@ public final class ClusterSharding implements Extension {
   }
 
   private void startCoordinator(String name, ShardingSettings settings, ShardAllocationStrategy strategy,
-      CoordinatorStateStoreProvider provider, Optional<RememberEntitiesStoreProvider> remember) {
+      CoordinatorStateStoreProvider provider, Optional<RememberEntitiesStoreProvider> remember, int knownShards) {
     org.apache.pekko.actor.Props coordinatorProps = Adapter.props(() -> ShardCoordinator.create(name, strategy,
         provider.create(system, name, settings), Math.max(1000, settings.bufferSize()), settings.role(),
         settings.coordinatorSettleTimeout(), settings.rebalanceInterval(), settings.handOffTimeout(),
-        remember.map(r -> () -> r.rememberedShards(system, name, settings))));
+        remember.map(r -> () -> r.rememberedShards(system, name, settings)), knownShards));
     classic.systemActorOf(
         ClusterSingletonManager.props(coordinatorProps, ShardCoordinator.Stop.INSTANCE,
             ClusterSingletonManagerSettings.create(classic).withRole(settings.role().orElse(null))),

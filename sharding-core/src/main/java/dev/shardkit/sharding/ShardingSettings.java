@@ -32,6 +32,7 @@ public final class ShardingSettings {
   private final Duration recoveryFrequency;
   private final Duration entityRestartBackoff;
   private final Duration entityRestartBackoffMax;
+  private final boolean placeAllShardsAtStart;
 
   /** The mutable twin used to build a changed copy; each {@code with…} changes one field. */
   private static final class Builder {
@@ -53,6 +54,7 @@ public final class ShardingSettings {
     Duration recoveryFrequency;
     Duration entityRestartBackoff;
     Duration entityRestartBackoffMax;
+    boolean placeAllShardsAtStart;
   }
 
   private ShardingSettings(Builder b) {
@@ -97,6 +99,7 @@ public final class ShardingSettings {
     this.recoveryFrequency = b.recoveryFrequency;
     this.entityRestartBackoff = b.entityRestartBackoff;
     this.entityRestartBackoffMax = b.entityRestartBackoffMax;
+    this.placeAllShardsAtStart = b.placeAllShardsAtStart;
   }
 
   private ShardingSettings with(Consumer<Builder> change) {
@@ -119,6 +122,7 @@ public final class ShardingSettings {
     b.recoveryFrequency = recoveryFrequency;
     b.entityRestartBackoff = entityRestartBackoff;
     b.entityRestartBackoffMax = entityRestartBackoffMax;
+    b.placeAllShardsAtStart = placeAllShardsAtStart;
     change.accept(b);
     return new ShardingSettings(b);
   }
@@ -172,6 +176,7 @@ public final class ShardingSettings {
       b.recoveryFrequency = c.getDuration("remember-entities-recovery.constant-rate.frequency");
       b.entityRestartBackoff = c.getDuration("entity-restart-backoff");
       b.entityRestartBackoffMax = c.getDuration("entity-restart-backoff-max");
+      b.placeAllShardsAtStart = c.getBoolean("place-all-shards-at-start");
       try {
         b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
             least.getInt("rebalance-absolute-limit"), least.getDouble("rebalance-relative-limit"));
@@ -304,6 +309,22 @@ public final class ShardingSettings {
   /** The longest back-off of an entity that keeps failing right after it starts (default 2m). */
   public Duration entityRestartBackoffMax() {
     return entityRestartBackoffMax;
+  }
+
+  /**
+   * Whether the coordinator gives every shard a home as soon as it has settled, in one write,
+   * when the shard ids are known in advance (the built-in extractors: {@code 0} to
+   * {@code number-of-shards - 1}); then the first message to a shard only looks its home up and
+   * never waits for a store write (default true). Shards are placed evenly over the regions
+   * present; the first message still starts the shard. Off: each shard is placed when its first
+   * message needs it.
+   */
+  public boolean placeAllShardsAtStart() {
+    return placeAllShardsAtStart;
+  }
+
+  public ShardingSettings withPlaceAllShardsAtStart(boolean place) {
+    return with(b -> b.placeAllShardsAtStart = place);
   }
 
   /** Passivate entities idle for this long; null turns idle passivation off. */

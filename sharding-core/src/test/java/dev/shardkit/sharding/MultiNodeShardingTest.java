@@ -40,7 +40,10 @@ class MultiNodeShardingTest {
     Recorder.reset();
     cluster = new TestCluster("MultiNode").startNodes(3);
     for (ActorSystem<Void> s : cluster.systems()) {
-      regions.add(ClusterSharding.get(s).start(Entity.of(KEY, Recorder::create)));
+      // Shards placed on demand, so that the shards in use are the ones spread evenly (placed up
+      // front, all shards are, and those in use are whichever the ids hash to).
+      regions.add(ClusterSharding.get(s).start(Entity.of(KEY, Recorder::create)
+          .withSettings(ShardingSettings.create(s).withPlaceAllShardsAtStart(false))));
     }
     awaitRegions(cluster.system(0), 3);
   }

@@ -150,12 +150,17 @@ public final class ShardCoordinator {
    * their remembered entities are to run. Placed once the coordinator has settled.
    */
   private final Set<String> toPlace = new LinkedHashSet<>();
+  /** Shard ids {@code 0..knownShards-1} are placed up front; 0 when the ids are not known in advance. */
+  private final int knownShards;
+  /** Set once every known shard has a home (later moves keep it so). */
+  private boolean allPlaced;
 
   private ShardCoordinator(ActorContext<Object> context, TimerScheduler<Object> timers, StashBuffer<Object> stash,
       String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store, Optional<String> role,
       Duration settleTimeout, Duration rebalanceInterval, Duration handOffTimeout,
-      Optional<Supplier<CompletionStage<Set<String>>>> rememberedShards) {
+      Optional<Supplier<CompletionStage<Set<String>>>> rememberedShards, int knownShards) {
     this.context = context;
+    this.knownShards = knownShards;
     this.rememberedShards = rememberedShards;
     this.rebalanceInterval = rebalanceInterval;
     this.handOffTimeout = handOffTimeout;
@@ -180,13 +185,15 @@ public final class ShardCoordinator {
    * @param rememberedShards with remember-entities, reads the shards that may have remembered
    *     entities; such shards, and those of regions that are gone, are placed without waiting for
    *     a message
+   * @param knownShards with n &gt; 0, the shard ids are {@code 0..n-1} and all are placed, in one
+   *     write, once the coordinator has settled; 0 places each shard when it is first asked for
    */
   public static Behavior<Object> create(String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store,
       int stashCapacity, Optional<String> role, Duration settleTimeout, Duration rebalanceInterval,
-      Duration handOffTimeout, Optional<Supplier<CompletionStage<Set<String>>>> rememberedShards) {
+      Duration handOffTimeout, Optional<Supplier<CompletionStage<Set<String>>>> rememberedShards, int knownShards) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(stashCapacity, stash -> {
       ShardCoordinator coordinator = new ShardCoordinator(ctx, timers, stash, typeName, strategy, store, role,
-          settleTimeout, rebalanceInterval, handOffTimeout, rememberedShards);
+          settleTimeout, rebalanceInterval, handOffTimeout, rememberedShards, knownShards);
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}", typeName,
           coordinator.cluster.selfAddress(), store.describe(), strategy);
       // The store is closed however the coordinator stops, so its successor is the only writer.
@@ -490,6 +497,7 @@ public final class ShardCoordinator {
       }
     }
     persist(events, ack);
+    placeAll();
     return placeRemembered();
   }
 
@@ -536,6 +544,39 @@ public final class ShardCoordinator {
     deferred.forEach(context.getSelf()::tell);
     deferred.clear();
     placeRemembered();
+    placeAll();
+  }
+
+  /**
+   * Gives every known shard without a home one, in one write, spread by the strategy over the
+   * regions present; nothing is announced (a shard starts with its first message, whose region
+   * then finds the home without a write). Shards that find no region wait for the next
+   * registration.
+   */
+  private void placeAll() {
+    if (allPlaced || knownShards == 0 || !settled) {
+      return;
+    }
+    List<CoordinatorEvent> events = new ArrayList<>();
+    CoordinatorState view = state;
+    for (int i = 0; i < knownShards; i++) {
+      String shardId = Integer.toString(i);
+      if (view.shards().containsKey(shardId) || handOffs.containsKey(shardId)) {
+        continue;
+      }
+      ActorRef<Object> home = chooseHome(view, shardId, context.getSelf(), null);
+      if (home == null) {
+        return;
+      }
+      ShardHomeAllocated allocated = new ShardHomeAllocated(shardId, home);
+      view = view.applied(allocated);
+      events.add(allocated);
+    }
+    allPlaced = true;
+    if (!events.isEmpty()) {
+      log.info("Coordinator of [{}]: placing {} shard(s) up front, in one write", typeName, events.size());
+      persist(events, () -> { });
+    }
   }
 
   // ---- remember-entities
@@ -565,8 +606,12 @@ public final class ShardCoordinator {
     CoordinatorState view = state;
     for (java.util.Iterator<String> it = toPlace.iterator(); it.hasNext(); ) {
       String shardId = it.next();
-      if (view.shards().containsKey(shardId)) {
+      ActorRef<Object> placed = view.shards().get(shardId);
+      if (placed != null) {
+        // Placed already (perhaps up front, never started): its home starts it if it has not.
         it.remove();
+        ShardHome home = new ShardHome(shardId, placed);
+        afterDurable(() -> placed.tell(home));
         continue;
       }
       if (handOffs.containsKey(shardId)) {
@@ -838,7 +883,11 @@ public final class ShardCoordinator {
           checkSettled();
         }
       });
-      return placeRemembered();
+      Behavior<Object> next = placeRemembered();
+      // The dead region's shards get new homes now, not when their next message needs one.
+      allPlaced = false;
+      placeAll();
+      return next;
     }
     if (state.proxies().contains(t.ref())) {
       return persist(new ProxyTerminated(t.ref()), () -> { });

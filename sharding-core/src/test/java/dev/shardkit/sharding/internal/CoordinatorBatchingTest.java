@@ -86,12 +86,16 @@ class CoordinatorBatchingTest {
     }
   }
 
+  /** A coordinator that settles at once, never rebalances, and places {@code knownShards} up front. */
+  private static ActorRef<Object> coordinator(String typeName, ManualStore store, int knownShards) {
+    return testKit.spawn(ShardCoordinator.create(typeName, new LeastShardAllocationStrategy(1, 20, 0.1), store, 1000,
+        Optional.empty(), Duration.ZERO, Duration.ofHours(1), Duration.ofSeconds(10), Optional.empty(), knownShards));
+  }
+
   @Test
   void homesDecidedDuringAWriteAreStoredTogetherAndAnnouncedAfterwards() throws Exception {
     ManualStore store = new ManualStore();
-    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create("batching",
-        new LeastShardAllocationStrategy(1, 20, 0.1), store, 1000, Optional.empty(), Duration.ZERO,
-        Duration.ofHours(1), Duration.ofSeconds(10), Optional.empty()));
+    ActorRef<Object> coordinator = coordinator("batching", store, 0);
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
 
     coordinator.tell(new Register(region.ref(), Set.of()));
@@ -129,11 +133,42 @@ class CoordinatorBatchingTest {
   }
 
   @Test
+  void knownShardsArePlacedUpFrontInOneWriteSoAFirstMessageNeedsNoWrite() throws Exception {
+    ManualStore store = new ManualStore();
+    ActorRef<Object> coordinator = coordinator("up-front", store, 100);
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    Write registration = store.next();
+    assertEquals(List.of(new RegionRegistered(region.ref())), registration.events());
+    registration.done().complete(null);
+    assertInstanceOf(RegisterAck.class, region.receiveMessage());
+    // Decided with the registration, stored in the next write: every shard 0..99, once.
+    Write placement = store.next();
+    Set<String> placed = new HashSet<>();
+    placement.events().forEach(e -> placed.add(((ShardHomeAllocated) e).shardId()));
+    Set<String> expected = new HashSet<>();
+    for (int i = 0; i < 100; i++) {
+      expected.add(Integer.toString(i));
+    }
+    assertEquals(100, placement.events().size());
+    assertEquals(expected, placed);
+    placement.done().complete(null);
+    // Nothing is announced for the placed shards: they start with their first message.
+    region.expectNoMessage(Duration.ofMillis(300));
+
+    coordinator.tell(new GetShardHome("42", region.ref()));
+    assertEquals(new ShardHome("42", region.ref()), region.receiveMessage());
+    assertTrue(store.writes.isEmpty(), "a placed shard's home is answered without a write");
+    // Shards outside the known ids are still placed on demand.
+    coordinator.tell(new GetShardHome("extra", region.ref()));
+    Write extra = store.next();
+    assertEquals(List.of(new ShardHomeAllocated("extra", region.ref())), extra.events());
+  }
+
+  @Test
   void aFailedWriteIsRetriedTogetherWithWhatWasDecidedMeanwhile() throws Exception {
     ManualStore store = new ManualStore();
-    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create("retrying",
-        new LeastShardAllocationStrategy(1, 20, 0.1), store, 1000, Optional.empty(), Duration.ZERO,
-        Duration.ofHours(1), Duration.ofSeconds(10), Optional.empty()));
+    ActorRef<Object> coordinator = coordinator("retrying", store, 0);
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
     coordinator.tell(new Register(region.ref(), Set.of()));
     store.next().done().complete(null);

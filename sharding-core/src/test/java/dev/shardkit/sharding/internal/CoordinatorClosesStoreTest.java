@@ -61,7 +61,7 @@ class CoordinatorClosesStoreTest {
 
   private static ActorRef<Object> coordinator(ClosableStore store) {
     return testKit.spawn(ShardCoordinator.create("close-test", new LeastShardAllocationStrategy(1, 20, 0.1), store,
-        100, Optional.empty(), Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofSeconds(10), Optional.empty()));
+        100, Optional.empty(), Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofSeconds(10), Optional.empty(), 0));
   }
 
   @Test

@@ -2,10 +2,16 @@ package dev.shardkit.sharding.ddata;
 
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.ddata.internal.DDataRememberEntitiesStore;
+import dev.shardkit.sharding.ddata.internal.RememberedShardsKey;
+import dev.shardkit.sharding.ddata.internal.ReplicaMajority;
 import dev.shardkit.sharding.ddata.internal.Replicators;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.spi.RememberEntitiesStoreProvider;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.ddata.ORSetKey;
 
 /**
  * The provider of {@code shardkit.sharding.remember-entities-store = ddata}, named in this
@@ -52,5 +58,33 @@ public final class DDataRememberEntitiesStoreProvider implements RememberEntitie
     Replicators replicators = Replicators.get(system);
     return new DDataRememberEntitiesStore(system, typeName, shardId, settings.role(), replicators.settings(),
         replicators.entitiesReplicatorFor(settings.role()), replicators.lmdbDirectory(settings.role()));
+  }
+
+  /**
+   * The type's list of shards with remembered entities, which each shard's store extends before
+   * it first remembers an entity there, read from a majority of the replicas (with
+   * {@code read-timeout} and {@code read-retries}, as a shard's load). After a restart of the whole
+   * cluster it is what the replicas loaded from their LMDB files: while the coordinator's node is
+   * the only one up, its own copy. Shards stay listed when their entities are all passivated, so
+   * this is a superset: such a shard starts and runs empty.
+   *
+   * <p>Fails (and the coordinator retries) if no majority answered, the configuration or the type
+   * name is invalid, or this node lacks the type's role.
+   */
+  @Override
+  public CompletionStage<Set<String>> rememberedShards(ActorSystem<?> system, String typeName,
+      ShardingSettings settings) {
+    try {
+      Replicators replicators = Replicators.get(system);
+      ORSetKey<String> key = RememberedShardsKey.of(typeName);
+      // A read per coordinator start: a majority of its own, which nothing closes.
+      ReplicaMajority majority = new ReplicaMajority(system, settings.role(), replicators.settings(),
+          replicators.entitiesReplicatorFor(settings.role()), "Entity type [" + typeName + "]",
+          "the read of the shards with remembered entities was stopped");
+      return majority.read(key, "the shards with remembered entities (key " + key.id() + ")")
+          .thenApply(set -> set.map(s -> Set.copyOf(s.getElements())).orElse(Set.of()));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 }

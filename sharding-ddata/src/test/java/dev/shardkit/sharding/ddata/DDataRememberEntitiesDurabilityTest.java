@@ -107,6 +107,8 @@ class DDataRememberEntitiesDurabilityTest {
       // One node alone reads only its own disk: every confirmed write reached every node's disk
       // (a majority of three, with majority-min-cap 5, is all three).
       ActorSystem<Void> first = addNode(after, nodeDisks.get(2));
+      assertEquals(Set.of("1", "2"), get(PROVIDER.rememberedShards(first, "Cart", settings(first))),
+          "the shards with remembered entities, for a starting coordinator");
       assertEquals(shard1, get(store(first, "1").load()));
       assertEquals(shard2, get(store(first, "2").load()));
 

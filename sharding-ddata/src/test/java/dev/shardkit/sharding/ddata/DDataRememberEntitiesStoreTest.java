@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.ddata.internal.DDataRememberEntitiesStore;
+import dev.shardkit.sharding.ddata.internal.RememberedShardsKey;
 import dev.shardkit.sharding.ddata.internal.Replicators;
 import dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
@@ -177,13 +178,15 @@ class DDataRememberEntitiesStoreTest {
     ShardEntitiesKeys keys = ShardEntitiesKeys.of("Batch", "1");
     Set<String> allKeys = keys.all().stream().map(k -> k.id()).collect(Collectors.toSet());
 
-    // 40 started and 10 stopped entities spread over all five keys: five writes, one per key.
+    // 40 started and 10 stopped entities spread over all five keys: five writes, one per key,
+    // after the first started entities' listing of the shard.
     Set<String> started = ids("s", 40);
     get(store.update(started, ids("never-", 10)));
-    assertEquals(5, updatedKeys.size(), updatedKeys.toString());
-    assertEquals(allKeys, Set.copyOf(updatedKeys));
+    assertEquals(6, updatedKeys.size(), updatedKeys.toString());
+    assertEquals(RememberedShardsKey.of("Batch").id(), updatedKeys.get(0), "the shard is listed first");
+    assertEquals(allKeys, Set.copyOf(updatedKeys.subList(1, 6)));
 
-    // Many entities of one key: one write.
+    // Many entities of one key: one write (the shard was listed once, by this store, for good).
     updatedKeys.clear();
     String key = keys.keyOf("t1").id();
     Set<String> sameKey = ids("t", 100).stream().filter(id -> keys.keyOf(id).id().equals(key))
@@ -204,6 +207,43 @@ class DDataRememberEntitiesStoreTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> store.update(Set.of("a", "b"), Set.of("b")));
     assertTrue(e.getMessage().contains("[b] both started and stopped"), e.getMessage());
+  }
+
+  static Set<String> rememberedShards(int node, String typeName) throws Exception {
+    ActorSystem<Void> s = cluster.system(node);
+    return get(PROVIDER.rememberedShards(s, typeName, settings(s)));
+  }
+
+  @Test
+  void theShardsThatRememberedAnEntityAreListedForTheCoordinatorOnEveryReplica() throws Exception {
+    assertEquals(Set.of(), rememberedShards(2, "Listed"), "nothing remembered yet");
+    get(store(0, "Listed", "1").update(Set.of("a", "b"), Set.of()));
+    get(store(1, "Listed", "shards").update(Set.of("c"), Set.of()));
+    get(store(1, "Listed", "x/y").update(Set.of("d"), Set.of()));
+    // Stopping entities, or loading, remembers nothing: no listing.
+    get(store(2, "Listed", "3").update(Set.of(), Set.of("never-started")));
+    get(store(2, "Listed", "4").load());
+    Set<String> listed = Set.of("1", "shards", "x/y");
+    for (int node = 0; node < 3; node++) {
+      assertEquals(listed, rememberedShards(node, "Listed"), "node " + node);
+    }
+    // The keys of shard "shards" and "x/y" are its own; the list is not one of them.
+    assertEquals(Set.of("c"), get(store(0, "Listed", "shards").load()));
+    assertEquals(Set.of("d"), get(store(0, "Listed", "x/y").load()));
+
+    // Once every entity of shard 1 is passivated it stays listed (a superset is fine), and a
+    // successor on another node that remembers again keeps one entry.
+    get(store(2, "Listed", "1").update(Set.of(), Set.of("a", "b")));
+    get(store(2, "Listed", "1").update(Set.of("e"), Set.of()));
+    assertEquals(listed, rememberedShards(1, "Listed"));
+    // Another type's list is apart.
+    assertEquals(Set.of(), rememberedShards(1, "Listed2"));
+
+    // A node without the type's role cannot read it, and says why.
+    Throwable noRole = failure(PROVIDER.rememberedShards(cluster.system(3), "Listed", settings(cluster.system(3))));
+    assertInstanceOf(IllegalArgumentException.class, noRole);
+    assertTrue(noRole.getMessage().contains("Cannot keep remembered entities for role [backend]"),
+        noRole.getMessage());
   }
 
   @Test

@@ -3,8 +3,12 @@ package dev.shardkit.sharding.persistence;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.persistence.internal.PersistenceRememberEntitiesStore;
 import dev.shardkit.sharding.persistence.internal.PersistenceStoreSettings;
+import dev.shardkit.sharding.persistence.internal.RememberedShards;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.spi.RememberEntitiesStoreProvider;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
@@ -33,12 +37,44 @@ public final class PersistenceRememberEntitiesStoreProvider implements RememberE
 
   /**
    * Checks the settings on every hosting node, so that {@code ClusterSharding.start} fails with a
-   * clear error instead of the first shard later.
+   * clear error instead of the first shard (or the coordinator's {@link #rememberedShards}) later.
    *
-   * @throws IllegalArgumentException if {@code shardkit.sharding.persistence} is invalid
+   * @throws IllegalArgumentException if {@code shardkit.sharding.persistence} is invalid, or its
+   *     {@code read-journal-plugin-id} reads another journal than {@code journal-plugin-id}
    */
   @Override
   public void startOnNode(ActorSystem<?> system, String typeName, ShardingSettings settings) {
-    PersistenceStoreSettings.fromConfig(system.settings().config());
+    PersistenceStoreSettings.fromConfig(system.settings().config())
+        .requireReadJournalOfJournal(system.settings().config());
+  }
+
+  /**
+   * The shards that stored remembered entities: every persistence id
+   * {@code shardkit-entities-<type>|<shard>} that the read journal
+   * ({@code read-journal-plugin-id}) lists with {@code currentPersistenceIds}, decoded with
+   * {@link ShardingPersistenceIds#entitiesShardId}. A superset: a shard whose entities were all
+   * passivated keeps its persistence id, starts and runs empty.
+   *
+   * <p>The cost: {@code currentPersistenceIds} goes through every persistence id of the journal,
+   * not only this type's (with pekko-persistence-jdbc, a {@code SELECT DISTINCT persistence_id}
+   * over the whole event table). With shardkit's own journal (the default) that is a few ids per
+   * shard of every type with remember-entities; on a journal shared with an application's
+   * millions of entities it is a long scan, once per entity type each time a coordinator starts.
+   * It must finish within 3 x {@code store-timeout}; if it does not, the coordinator tries again
+   * with backoff, and meanwhile the shards start with their first message as before.
+   *
+   * <p>The journal's tables are created first if {@code create-schema} asks for it, so that a new
+   * database reads as empty rather than failing.
+   */
+  @Override
+  public CompletionStage<Set<String>> rememberedShards(ActorSystem<?> system, String typeName,
+      ShardingSettings settings) {
+    try {
+      PersistenceStoreSettings store = PersistenceStoreSettings.fromConfig(system.settings().config());
+      store.requireReadJournalOfJournal(system.settings().config());
+      return RememberedShards.read(system, store, typeName);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.persistence;
 
 import dev.shardkit.sharding.EntityTypeKey;
+import java.util.Optional;
 
 /**
  * The persistence ids under which shardkit keeps an entity type's data in the journal and the
@@ -64,5 +65,21 @@ public final class ShardingPersistenceIds {
     // The separator is unambiguous only for names that cannot hold it: EntityTypeKey's rules.
     EntityTypeKey.create(Object.class, typeName);
     return ENTITIES_PREFIX + typeName + TYPE_END;
+  }
+
+  /**
+   * The shard id in a remembered-entities persistence id of {@code typeName}: the inverse of
+   * {@link #entities}, so {@code entitiesShardId(t, entities(t, s))} is {@code s} for every shard
+   * id {@code s}. Empty for any other persistence id (another type's, a coordinator's, an
+   * application's), including the bare prefix, which no shard has.
+   *
+   * @throws IllegalArgumentException if the type name is not one {@code EntityTypeKey} accepts
+   */
+  public static Optional<String> entitiesShardId(String typeName, String persistenceId) {
+    String prefix = entitiesPrefix(typeName);
+    if (persistenceId == null || persistenceId.length() <= prefix.length() || !persistenceId.startsWith(prefix)) {
+      return Optional.empty();
+    }
+    return Optional.of(persistenceId.substring(prefix.length()));
   }
 }

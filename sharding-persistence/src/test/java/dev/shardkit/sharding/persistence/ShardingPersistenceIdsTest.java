@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The stored ids: fixed formats, and an entity type's remembered-entities ids are its own. */
@@ -33,6 +34,29 @@ class ShardingPersistenceIdsTest {
     }
     // The clash a plain "-" separator would have: type A, shard b-1 versus type A-b, shard 1.
     assertFalse(ShardingPersistenceIds.entities("A", "b-1").equals(ShardingPersistenceIds.entities("A-b", "1")));
+  }
+
+  @Test
+  void aShardIdIsDecodedFromItsTypesPersistenceIdsOnly() {
+    List<String> types = List.of("A", "A-b", "A.b", "Ab");
+    List<String> shards = List.of("1", "b-1", "-1", "|1", "b|1", "x y/z", "A-b|1", "|");
+    for (String type : types) {
+      for (String other : types) {
+        for (String shard : shards) {
+          String id = ShardingPersistenceIds.entities(other, shard);
+          assertEquals(type.equals(other) ? Optional.of(shard) : Optional.empty(),
+              ShardingPersistenceIds.entitiesShardId(type, id), type + " decoding " + id);
+        }
+      }
+    }
+    // Not remembered-entities ids of the type: the bare prefix (no shard has an empty id), a
+    // coordinator's id, an application's.
+    assertEquals(Optional.empty(), ShardingPersistenceIds.entitiesShardId("A", "shardkit-entities-A|"));
+    assertEquals(Optional.empty(), ShardingPersistenceIds.entitiesShardId("A", "shardkit-entities-A"));
+    assertEquals(Optional.empty(), ShardingPersistenceIds.entitiesShardId("A", ShardingPersistenceIds.coordinator("A")));
+    assertEquals(Optional.empty(), ShardingPersistenceIds.entitiesShardId("A", "cart-17"));
+    assertEquals(Optional.empty(), ShardingPersistenceIds.entitiesShardId("A", null));
+    assertThrows(IllegalArgumentException.class, () -> ShardingPersistenceIds.entitiesShardId("A|b", "x"));
   }
 
   @Test

@@ -33,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * remembers an entity that was started, or forgets one that was stopped; the shard retries a
  * failed write anyway.
  *
+ * <p>Before its first write of started entities, the store adds its shard id to the type's list of
+ * shards with remembered entities ({@link RememberedShardsKey}), also by majority, so that the list
+ * holds every shard whose entities a majority may remember (and a starting coordinator can give
+ * them a home at once). Once per instance is enough, as ids are never taken out of the list; a
+ * failed listing fails the update, and the shard's retry lists again.
+ *
  * <p>One instance per shard incarnation; the shard makes one call at a time.
  */
 public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
@@ -42,9 +48,13 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
   private final Optional<String> role;
   private final DDataSettings settings;
   private final ShardEntitiesKeys keys;
+  private final String shardId;
+  private final ORSetKey<String> shardsKey;
   private final ReplicaMajority majority;
   private final SelfUniqueAddress self;
   private final File lmdbDirectory;
+  /** Whether this instance's shard id is in the type's list; set from the write's callback. */
+  private volatile boolean listed;
 
   /**
    * @param replicator shardkit's remembered-entities replicator for {@code role}, from
@@ -55,6 +65,8 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
   public DDataRememberEntitiesStore(ActorSystem<?> system, String typeName, String shardId, Optional<String> role,
       DDataSettings settings, ActorRef replicator, File lmdbDirectory) {
     this.keys = ShardEntitiesKeys.of(typeName, shardId);
+    this.shardId = shardId;
+    this.shardsKey = RememberedShardsKey.of(typeName);
     this.subject = "Entity type [" + typeName + "], shard [" + shardId + "]";
     this.role = role;
     this.settings = settings;
@@ -93,7 +105,8 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
   /**
    * One majority write per key the batch touches, in parallel; completes when all are confirmed,
    * fails if one is not (the shard then retries the batch, and writing a change again is
-   * harmless). An empty batch completes at once.
+   * harmless). An empty batch completes at once. The first batch that starts entities first lists
+   * the shard (see above) and writes the entities only once that is confirmed.
    *
    * @throws IllegalArgumentException if a set is null or holds null, or an id is in both
    */
@@ -103,6 +116,21 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
     if (majority.isClosed()) {
       return majority.closedFailure();
     }
+    if (started.isEmpty() || listed) {
+      return write(changes);
+    }
+    // Listed first: an entity a majority remembers is then always in a shard the list names.
+    Replicator.Update<ORSet<String>> listing = new Replicator.Update<>(shardsKey, ORSet.create(),
+        majority.writeConsistency(), set -> set.add(self, shardId));
+    return ReplicaMajority.unwrapped(majority.write(listing, () -> "the listing of shard [" + shardId + "] among the "
+        + "shards with remembered entities (key " + shardsKey.id() + ")", "None of the batch's entities was "
+        + "written; the shard writes the batch again when it retries").thenCompose(done -> {
+          listed = true;
+          return majority.isClosed() ? majority.<Void>closedFailure() : write(changes);
+        }));
+  }
+
+  private CompletionStage<Void> write(List<BucketChange> changes) {
     List<CompletableFuture<Void>> writes = new ArrayList<>(changes.size());
     for (BucketChange change : changes) {
       Replicator.Update<ORSet<String>> update = new Replicator.Update<>(change.key(), ORSet.create(),

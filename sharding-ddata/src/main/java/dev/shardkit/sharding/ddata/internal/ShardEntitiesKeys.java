@@ -14,6 +14,9 @@ import org.apache.pekko.cluster.ddata.ORSetKey;
  * URL-encoded (so neither contains a {@code /} and two shards never share a key). An entity's
  * key follows from its id alone. Immutable.
  *
+ * <p>Every key of a shard has two {@code /}; the type's list of shards
+ * ({@link RememberedShardsKey}) has one, so it is never a shard's key.
+ *
  * <h2>Why several keys per shard</h2>
  *
  * The replicator writes a key's whole value to LMDB on every change and sends it whole when
@@ -67,7 +70,8 @@ public final class ShardEntitiesKeys {
     return new ShardEntitiesKeys(base, List.copyOf(keys));
   }
 
-  private static String encode(String name) {
+  /** URL-encoded: the result holds no {@code /}, which separates the parts of a key. */
+  static String encode(String name) {
     return URLEncoder.encode(name, StandardCharsets.UTF_8);
   }
 

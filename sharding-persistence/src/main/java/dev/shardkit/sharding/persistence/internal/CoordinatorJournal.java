@@ -2,6 +2,8 @@ package dev.shardkit.sharding.persistence.internal;
 
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -13,6 +15,7 @@ import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.SnapshotAdapter;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.Effect;
+import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
@@ -36,11 +39,15 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
   record GetState(long id, ActorRef<JournalAnswer> replyTo) implements Command {}
 
   /**
-   * Asks to store {@code event}, after which the coordinator's state is {@code stateAfter};
-   * answered with {@link Done}.
+   * Asks to store {@code events} in one atomic write, after which the coordinator's state is
+   * {@code stateAfter}; answered with {@link Done}.
    */
-  record Persist(long id, CoordinatorEvent event, CoordinatorState stateAfter, ActorRef<JournalAnswer> replyTo)
-      implements Command {}
+  record Persist(long id, List<CoordinatorEvent> events, CoordinatorState stateAfter,
+      ActorRef<JournalAnswer> replyTo) implements Command {
+    Persist {
+      events = List.copyOf(events);
+    }
+  }
 
   private final ActorContext<Command> context;
   private final String typeName;
@@ -82,22 +89,41 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
         .build();
   }
 
+  /**
+   * Writes the events that follow the stored state. A leading run of events the state already
+   * holds is an earlier write whose confirmation was lost, retried together with what was decided
+   * since: only the rest is written. Anything else that does not fit is refused.
+   */
   private Effect<CoordinatorEvent, CoordinatorState> onPersist(CoordinatorState state, Persist p) {
-    EventFit fit = EventFit.of(state, p.event());
-    if (fit instanceof EventFit.Applies applies && applies.after().equals(p.stateAfter())) {
-      return Effect().persist(p.event()).thenRun(s -> p.replyTo().tell(JournalAnswer.of(p.id(), Done.getInstance())));
+    CoordinatorState s = state;
+    List<CoordinatorEvent> toWrite = new ArrayList<>();
+    String conflict = null;
+    for (CoordinatorEvent event : p.events()) {
+      EventFit fit = EventFit.of(s, event);
+      if (fit instanceof EventFit.Applies applies) {
+        s = applies.after();
+        toWrite.add(event);
+      } else if (!(fit instanceof EventFit.AlreadyReflected) || !toWrite.isEmpty()) {
+        conflict = fit instanceof EventFit.Conflicts c ? c.reason() : event + " is already reflected mid-batch";
+        break;
+      }
     }
-    if (fit instanceof EventFit.AlreadyReflected && state.equals(p.stateAfter())) {
-      context.getLog().debug("Coordinator state of [{}] already holds {} (an earlier write whose confirmation was "
-          + "lost); not writing it again", typeName, p.event());
-      return Effect().none().thenRun(s -> p.replyTo().tell(JournalAnswer.of(p.id(), Done.getInstance())));
+    if (conflict == null && s.equals(p.stateAfter())) {
+      if (toWrite.size() < p.events().size()) {
+        context.getLog().debug("Coordinator state of [{}] already holds the first {} of {} event(s) (an earlier "
+            + "write whose confirmation was lost); writing the rest", typeName, p.events().size() - toWrite.size(),
+            p.events().size());
+      }
+      EffectBuilder<CoordinatorEvent, CoordinatorState> effect = toWrite.isEmpty() ? Effect().none()
+          : Effect().persist(toWrite);
+      return effect.thenRun(after -> p.replyTo().tell(JournalAnswer.of(p.id(), Done.getInstance())));
     }
     // Only a request that the coordinator gave up on (timed out) and has since moved past gets
     // here; nothing is written, and the coordinator no longer waits for this answer.
-    String why = fit instanceof EventFit.Conflicts c ? c.reason() : "the stored state is not the one it follows";
-    IllegalStateException refused = new IllegalStateException("Not storing " + p.event() + " for entity type ["
+    String why = conflict != null ? conflict : "the stored state is not the one it follows";
+    IllegalStateException refused = new IllegalStateException("Not storing " + p.events() + " for entity type ["
         + typeName + "]: it does not follow the stored state " + state + " (" + why + ")");
-    return Effect().none().thenRun(s -> p.replyTo().tell(JournalAnswer.failed(p.id(), refused)));
+    return Effect().none().thenRun(after -> p.replyTo().tell(JournalAnswer.failed(p.id(), refused)));
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.shardkit.sharding.persistence.ShardingPersistenceIds;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -43,8 +44,22 @@ public final class PersistenceCoordinatorStateStore implements CoordinatorStateS
 
   @Override
   public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
-    return store.ask((id, replyTo) -> new CoordinatorJournal.Persist(id, event, stateAfter, replyTo), done -> null,
-        "could not store " + event);
+    return persist(List.of(event), stateAfter);
+  }
+
+  /** All the events in one atomic journal write, however many there are. */
+  @Override
+  public CompletionStage<Void> storeAll(CoordinatorState stateBefore, List<CoordinatorEvent> events) {
+    CoordinatorState after = stateBefore;
+    for (CoordinatorEvent event : events) {
+      after = after.applied(event);
+    }
+    return persist(events, after);
+  }
+
+  private CompletionStage<Void> persist(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
+    return store.ask((id, replyTo) -> new CoordinatorJournal.Persist(id, events, stateAfter, replyTo), done -> null,
+        "could not store " + (events.size() == 1 ? events.get(0) : events.size() + " events"));
   }
 
   @Override

@@ -272,6 +272,41 @@ class PostgresStoreTest {
   }
 
   @Test
+  void manyEventsAreOneWriteAndARetryWhoseFirstPartLandedWritesOnlyTheRest() throws Exception {
+    String type = "Batched";
+    String pid = ShardingPersistenceIds.coordinator(type);
+    ActorSystem<Void> system = storeSystem("Batches", "");
+    try {
+      CoordinatorStateStore store = store(system, type);
+      ActorRef<Object> r0 = region(system, 0);
+      ActorRef<Object> r1 = region(system, 1);
+      CoordinatorState registered = storeAll(store, CoordinatorState.empty(), new RegionRegistered(r0),
+          new RegionRegistered(r1));
+      List<CoordinatorEvent> placement = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        placement.add(new ShardHomeAllocated(Integer.toString(i), i % 2 == 0 ? r0 : r1));
+      }
+      await(store.storeAll(registered, placement));
+      CoordinatorState placed = registered;
+      for (CoordinatorEvent e : placement) {
+        placed = placed.applied(e);
+      }
+      assertEquals(302, eventRows(pid));
+      assertEquals(placed, await(store.load()));
+
+      // The confirmation of the placement was lost; the coordinator writes it again together with
+      // what it decided since. Only the new events are written.
+      List<CoordinatorEvent> retry = new ArrayList<>(placement);
+      retry.add(new ShardHomeAllocated("extra", r1));
+      await(store.storeAll(registered, retry));
+      assertEquals(303, eventRows(pid), "the placement is in the journal once");
+      assertEquals(placed.applied(new ShardHomeAllocated("extra", r1)), await(store.load()));
+    } finally {
+      StoreTestSupport.terminate(system);
+    }
+  }
+
+  @Test
   void anInconsistentJournalFailsTheLoadNamingTheEventAndTheWayOut() throws Exception {
     String type = "Inconsistent";
     ActorSystem<Void> system = storeSystem("Inconsistent", "");

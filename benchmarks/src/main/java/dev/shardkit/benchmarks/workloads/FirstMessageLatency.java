@@ -18,10 +18,11 @@ import java.util.Set;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
- * The first message to an entity of a shard that has no home yet, asked from a node that does not
- * run the coordinator: the region asks the coordinator, which allocates (writing to its store), and
- * the message travels on to the new home, which starts the shard and the entity, which answers.
- * Three nodes in one JVM; one ask at a time.
+ * The first message to an entity of a shard that no message has reached yet, asked from a node that
+ * does not run the coordinator: the region asks the coordinator for the shard's home, which the
+ * coordinator allocates then (writing to its store) unless it placed every shard ahead (shardkit's
+ * default), and the message travels on to the home, which starts the entity, which answers. Three
+ * nodes in one JVM; one ask at a time.
  */
 public final class FirstMessageLatency implements Workload {
   static final List<String> MODES = List.of("ddata", "persistence");
@@ -48,8 +49,11 @@ public final class FirstMessageLatency implements Workload {
   public String method(Scale scale) {
     Map<String, String> p = params(scale, "ddata");
     return "Three nodes in one JVM (a fresh JVM per run), the oldest running the coordinator, " + p.get("shards")
-        + " shards. From the youngest node, one `EntityRef.ask` at a time to an entity whose shard has no home"
-        + " yet (each sample a new shard), until the answer comes back. The first " + p.get("discard")
+        + " shards. From the youngest node, one `EntityRef.ask` at a time to an entity of a shard that no message"
+        + " has reached yet (each sample a new shard), until the answer comes back. Each library runs with its"
+        + " defaults: Pekko places such a shard when the first message asks for it (a store write on the way);"
+        + " shardkit (`place-all-shards-at-start = on`) placed every shard in one write when its coordinator"
+        + " settled, so its region only looks the home up. The first " + p.get("discard")
         + " samples warm the code up and are not counted; " + p.get("samples") + " are. Each library keeps"
         + " its coordinator state in the mode named; in `persistence` both use pekko-persistence-jdbc on one"
         + " in-memory H2 database (same plugin configuration for both). A row that names another store for"

@@ -43,6 +43,7 @@ class RememberEntitiesTest {
   void openStore() {
     TestRememberStore.openGate();
     TestRememberStore.failNextWrites(0);
+    TestRememberStore.failNextLoads(0);
   }
 
   static ShardingSettings remembering(int shards) {
@@ -125,6 +126,24 @@ class RememberEntitiesTest {
       assertEquals(1, probe.starts("a"));
       assertEquals(Set.of("a"), TestRememberStore.remembered(key.name()));
       log.await(Duration.ofSeconds(1), "shard [0] could not write 1 remembered-entity change(s)", "retrying");
+    }
+  }
+
+  @Test
+  void aShardWhoseStoreCannotBeReadRetriesAndItsMessagesWait() {
+    EntityProbe probe = new EntityProbe();
+    EntityTypeKey<Msg> key = EntityTypeKey.create(Msg.class, "RememberUnreadable");
+    TestRememberStore.preload(key.name(), "0", Set.of("old"));
+    try (LogCapture log = new LogCapture()) {
+      TestRememberStore.failNextLoads(2);
+      sharding().start(Entity.of(key, probe::behavior).withSettings(remembering(1)));
+      sharding().entityRefFor(key, "new").tell(new Hello(1));
+      TestCluster.await(Duration.ofSeconds(10), () -> probe.received("new").equals(List.of(1))
+          && probe.live().equals(Set.of("old", "new")), "the remembered entity and the new one's message, once the "
+          + "store could be read");
+      log.await(Duration.ofSeconds(1), "shard [0] could not read its remembered entities", "retrying");
+      assertEquals(1, probe.starts("old"));
+      assertEquals(Set.of("old", "new"), TestRememberStore.remembered(key.name()));
     }
   }
 

@@ -332,14 +332,20 @@ public final class Shard extends AbstractBehavior<Object> {
     return this;
   }
 
-  /** Passivation asked for by the entity or decided by the shard: a remembered entity is forgotten. */
+  /**
+   * Passivation asked for by the entity or decided by the shard: a remembered entity is forgotten.
+   * That holds also when the entity is already stopping for a hand-off: it asked to go, so it must
+   * not start again at the shard's next home (the shard stops only after writing that).
+   */
   private void passivate(String entityId) {
-    org.apache.pekko.actor.ActorRef entity = entities.active(entityId);
-    if (entity != null && !handingOff) {
+    Status status = entities.status(entityId);
+    if (status == Status.ACTIVE || status == Status.PASSIVATING) {
       if (store != null) {
         passivatedOnRequest.add(entityId);
       }
-      stop(entityId, entity);
+      if (status == Status.ACTIVE) {
+        stop(entityId, entities.active(entityId));
+      }
     }
   }
 

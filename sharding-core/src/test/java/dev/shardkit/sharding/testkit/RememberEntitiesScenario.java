@@ -120,6 +120,43 @@ public abstract class RememberEntitiesScenario {
   }
 
   @Test
+  void rememberedEntitiesRunAgainElsewhereAfterTheirNodeCrashes() {
+    EntityProbe probe = new EntityProbe();
+    EntityTypeKey<Msg> key = EntityTypeKey.create(Msg.class, "RememberedCrash");
+    try (TestCluster cluster = new TestCluster("RememberCrash")) {
+      addNode(cluster, 0, "", probe, key);
+      addNode(cluster, 1, "", probe, key);
+      // Node 2's system stops without leaving the cluster: to the others it has crashed.
+      ActorSystem<Void> doomed = addNode(cluster, 2,
+          "pekko.coordinated-shutdown.run-by-actor-system-terminate = off", probe, key);
+      Set<String> ids = createEntities(cluster.system(0), key, probe, 90);
+      TestCluster.await(Duration.ofSeconds(60), () -> cluster.systems().stream()
+          .allMatch(s -> state(s, key).shards().size() == SHARDS / 3) && probe.live().equals(ids),
+          "the three nodes share the shards, every entity running");
+      Set<String> onDoomed = entitiesOn(doomed, key);
+      assertTrue(!onDoomed.isEmpty(), "the crashing node hosts entities");
+      String doomedAddress = doomed.address().toString();
+      probe.forgetStarts();
+
+      doomed.terminate();
+      // Once the node is downed and removed, its shards get new homes without waiting for a
+      // message, and start their remembered entities.
+      TestCluster.await(Duration.ofSeconds(60), () -> onDoomed.stream().allMatch(id -> probe.starts(id) == 1)
+          && probe.live().equals(ids), "every entity of the crashed node runs again elsewhere (running again: "
+          + onDoomed.stream().filter(id -> probe.starts(id) > 0).count() + " of " + onDoomed.size() + ")");
+      for (String id : onDoomed) {
+        assertTrue(!doomedAddress.equals(probe.startedOn(id)), id + " runs on a surviving node");
+        assertEquals(List.of(1), probe.received(id), id + " got no message after the crash");
+      }
+      for (String id : ids) {
+        if (!onDoomed.contains(id)) {
+          assertEquals(0, probe.starts(id), id + " was not on the crashed node and was not restarted");
+        }
+      }
+    }
+  }
+
+  @Test
   void rememberedEntitiesRunAgainAfterTheWholeClusterRestarts() throws Exception {
     int[] ports = {freePort(), freePort()};
     EntityTypeKey<Msg> key = EntityTypeKey.create(Msg.class, "RememberedRestart");

@@ -29,6 +29,7 @@ public final class TestRememberStore implements RememberEntitiesStore {
   private static final Map<String, Set<String>> ENTITIES = new ConcurrentHashMap<>();
   private static final List<Write> WRITES = new CopyOnWriteArrayList<>();
   private static final AtomicInteger FAIL_NEXT = new AtomicInteger();
+  private static final AtomicInteger FAIL_NEXT_LOADS = new AtomicInteger();
   private static volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
 
   /** The provider of {@code remember-entities-store = test}. */
@@ -62,6 +63,9 @@ public final class TestRememberStore implements RememberEntitiesStore {
 
   @Override
   public CompletionStage<Set<String>> load() {
+    if (FAIL_NEXT_LOADS.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      return CompletableFuture.failedFuture(new IllegalStateException("test store: read refused"));
+    }
     return CompletableFuture.completedFuture(Set.copyOf(ENTITIES.getOrDefault(key(typeName, shardId), Set.of())));
   }
 
@@ -116,6 +120,11 @@ public final class TestRememberStore implements RememberEntitiesStore {
   /** Lets the held writes and all later ones through. */
   public static void openGate() {
     gate.complete(null);
+  }
+
+  /** Fails the next {@code n} reads of a shard's entities. */
+  public static void failNextLoads(int n) {
+    FAIL_NEXT_LOADS.set(n);
   }
 
   /** Fails the next {@code n} writes. */

@@ -75,9 +75,9 @@ public final class RememberEntitiesRecovery implements Workload {
         + " and the same store folder: the node joins itself, and the clock runs from the call that starts the"
         + " entity type until every remembered entity has run its setup (each entity's setup counts itself;"
         + " nothing is sent to them). A run stops waiting after " + p.get("cap-s") + " s, or after "
-        + p.get("stall-s") + " s in which no entity started, and reports how many came back; then it sends one"
-        + " message to one entity of every shard and times, from there, until all are alive (a second figure,"
-        + " for runs where the entities did not come back by themselves). Two rounds. Figures: seconds.";
+        + p.get("stall-s") + " s in which no entity started, and reports how many came back; if some did not, it"
+        + " then sends one message to one entity of every shard and times, from there, until all are alive (a"
+        + " second figure). Two rounds. Figures: seconds.";
   }
 
   @Override

@@ -99,11 +99,11 @@ public final class BenchmarkSuite {
     }
     List<Report.Micro> micro = new ArrayList<>();
     String microError = null;
-    String microSettings = String.join(" ", options.quick() ? MicroBenchmarks.SMOKE : MicroBenchmarks.SHORT);
+    String microSettings = String.join(" ", options.quick() ? MicroBenchmarks.SMOKE : MicroBenchmarks.SUITE);
     if (options.runs("micro")) {
       try {
         for (MicroBenchmarks.Score s : MicroBenchmarks.run(options.quick() ? MicroBenchmarks.SMOKE
-            : MicroBenchmarks.SHORT, options.work().resolve("jmh"))) {
+            : MicroBenchmarks.SUITE, options.work().resolve("jmh"))) {
           micro.add(new Report.Micro(s.benchmark(), Double.isNaN(s.error())
               ? Row.value(s.score(), "", 3) : Row.value(s.score(), "", 3) + " ± " + Row.value(s.error(), "", 3),
               s.unit()));

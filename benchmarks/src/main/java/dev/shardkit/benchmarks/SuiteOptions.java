@@ -21,7 +21,8 @@ public record SuiteOptions(boolean quick, int rounds, Set<String> only, Optional
       BenchmarkSuite [--quick] [--rounds N] [--only ID,ID...] [--docs DIR | --no-docs] [--work DIR] [--jfr]
         --quick      small sizes, one round, JMH only as a smoke test; writes no docs unless --docs is given
         --rounds N   rounds of every workload (default 3; 1 with --quick)
-        --only       run only these: local, remote, first-message, rebalance, memory, micro
+        --only       run only these: local, remote, first-message, rebalance, memory, recovery,
+                     micro
         --docs DIR   write DIR/performance.md (generated block) and DIR/performance.png
                      (default in the full mode without --only: the repository's docs/)
         --no-docs    write nothing

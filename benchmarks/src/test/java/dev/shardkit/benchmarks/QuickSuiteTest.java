@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.benchmarks.harness.Report;
 import dev.shardkit.benchmarks.harness.Row;
+import dev.shardkit.benchmarks.harness.Scale;
+import dev.shardkit.benchmarks.workloads.RememberEntitiesRecovery;
 import dev.shardkit.benchmarks.workloads.Workload;
 import dev.shardkit.benchmarks.workloads.Workloads;
 import java.io.ByteArrayOutputStream;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The quick mode end to end: every workload runs for both libraries (each run in its own JVM)
- * and produces figures for both; JMH runs every micro-benchmark once. No timing is asserted, and
+ * and produces figures for both, and every remembered entity of the recovery workload comes back
+ * after its node restarts; JMH runs every micro-benchmark once. No timing is asserted, and
  * nothing is written to docs/ (the report goes to target/ to check that it can be written).
  */
 class QuickSuiteTest {
@@ -34,6 +37,14 @@ class QuickSuiteTest {
     String log = progress.toString(StandardCharsets.UTF_8);
     System.out.println(log);
     System.out.println(Report.table(Report.rows(suite)));
+
+    // Recovery is the one workload whose quick run checks a result and not only that figures exist:
+    // every remembered entity must be alive again after the restart, for both libraries.
+    int remembered = new RememberEntitiesRecovery().plan(new Scale(true, 1)).get(0).intParam("entities");
+    Row back = suite.sections().stream().flatMap(s -> s.rows().stream())
+        .filter(r -> r.figure().startsWith("entities alive again")).findFirst().orElseThrow();
+    assertEquals(remembered, back.shardkitMedian(), "shardkit's remembered entities alive again: " + back);
+    assertEquals(remembered, back.pekkoMedian(), "Pekko's remembered entities alive again: " + back);
 
     List<String> titles = Workloads.all().stream().map(Workload::title).toList();
     assertEquals(titles, suite.sections().stream().map(Report.Section::title).toList());

@@ -39,6 +39,12 @@ public record Row(String workload, String figure, String shardkit, String pekko,
   /** Which way a figure improves. */
   public enum Better { HIGHER, LOWER }
 
+  /** The same row with another verdict. */
+  public Row withVerdict(Verdict v) {
+    return new Row(workload, figure, shardkit, pekko, ratio, perRound, target, v, shardkitMedian, pekkoMedian,
+        advantage, targetAdvantage);
+  }
+
   /** True when both libraries produced the figure. */
   public boolean complete() {
     return !Double.isNaN(shardkitMedian) && !Double.isNaN(pekkoMedian);

@@ -24,12 +24,19 @@ public final class Counter extends AbstractBehavior<Counter.Command> {
 
   public record Count(String entityId, long count) implements CborSerializable {}
 
-  /** Called in the entity for every {@link Add}, with the count including it. */
+  /** Lets a workload observe entities without a message of its own. */
   @FunctionalInterface
   public interface Hook {
     Hook NONE = (entityId, add, count) -> {};
 
+    /** Called in the entity for every {@link Add}, with the count including it. */
     void added(String entityId, Add add, long count);
+
+    /**
+     * Called in the entity's setup, once per incarnation: how the recovery workload sees a
+     * remembered entity come back, since nothing is sent to it after the restart.
+     */
+    default void started(String entityId) {}
   }
 
   private final String entityId;
@@ -40,6 +47,7 @@ public final class Counter extends AbstractBehavior<Counter.Command> {
     super(context);
     this.entityId = entityId;
     this.hook = hook;
+    hook.started(entityId);
   }
 
   public static Behavior<Command> create(String entityId, Hook hook) {

@@ -18,10 +18,11 @@ import java.util.Set;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
- * The first message to an entity of a shard that has no home yet, asked from a node that does not
- * run the coordinator: the region asks the coordinator, which allocates (writing to its store), and
- * the message travels on to the new home, which starts the shard and the entity, which answers.
- * Three nodes in one JVM; one ask at a time.
+ * The first message to an entity of a shard that no message has reached yet, asked from a node that
+ * does not run the coordinator: the region asks the coordinator for the shard's home, which the
+ * coordinator allocates then (writing to its store) unless it placed every shard ahead (shardkit's
+ * default), and the message travels on to the home, which starts the entity, which answers. Three
+ * nodes in one JVM; one ask at a time.
  */
 public final class FirstMessageLatency implements Workload {
   static final List<String> MODES = List.of("ddata", "persistence");
@@ -48,8 +49,11 @@ public final class FirstMessageLatency implements Workload {
   public String method(Scale scale) {
     Map<String, String> p = params(scale, "ddata");
     return "Three nodes in one JVM (a fresh JVM per run), the oldest running the coordinator, " + p.get("shards")
-        + " shards. From the youngest node, one `EntityRef.ask` at a time to an entity whose shard has no home"
-        + " yet (each sample a new shard), until the answer comes back. The first " + p.get("discard")
+        + " shards. From the youngest node, one `EntityRef.ask` at a time to an entity of a shard that no message"
+        + " has reached yet (each sample a new shard), until the answer comes back. Each library runs with its"
+        + " defaults: Pekko places such a shard when the first message asks for it (a store write on the way);"
+        + " shardkit (`place-all-shards-at-start = on`) placed every shard in one write when its coordinator"
+        + " settled, so its region only looks the home up. The first " + p.get("discard")
         + " samples warm the code up and are not counted; " + p.get("samples") + " are. Each library keeps"
         + " its coordinator state in the mode named; in `persistence` both use pekko-persistence-jdbc on one"
         + " in-memory H2 database (same plugin configuration for both). A row that names another store for"
@@ -74,49 +78,45 @@ public final class FirstMessageLatency implements Workload {
         + "pekko.cluster.sharding.number-of-shards = " + spec.param("shards") + "\n"
         + StoreModes.config(spec.variant(), mode);
     List<ActorSystem<Void>> nodes = new ArrayList<>();
-    try {
-      nodes.add(Nodes.start(config, List.of(), null));
-      Nodes.awaitUp(nodes.get(0), 1, Duration.ofSeconds(30));
-      StoreModes.prepare(nodes.get(0), mode);
-      for (int i = 1; i < 3; i++) {
-        nodes.add(Nodes.start(config, List.of(), Nodes.address(nodes.get(0))));
-        Nodes.awaitUp(nodes.get(0), i + 1, Duration.ofSeconds(30));
-      }
-      for (ActorSystem<Void> n : nodes) {
-        Nodes.awaitUp(n, 3, Duration.ofSeconds(30));
-      }
-      Subject subject = Subject.of(spec.variant());
-      Subject.Node sender = null;
-      for (ActorSystem<Void> n : nodes) {
-        sender = subject.start(n, Counter.Hook.NONE, Optional.empty());
-      }
-      Set<String> usedShards = new HashSet<>();
-      int next = 0;
-      double[] millis = new double[samples];
-      for (int s = -discard; s < samples; s++) {
-        String id;
-        do {
-          id = "first-" + next++;
-        } while (!usedShards.add(sender.shardId(id)));
-        Subject.Ref ref = sender.ref(id);
-        long start = System.nanoTime();
-        Counter.Count c = ref.get(Duration.ofSeconds(30)).toCompletableFuture().get();
-        long nanos = System.nanoTime() - start;
-        if (!c.entityId().equals(id)) {
-          throw new IllegalStateException("asked " + id + ", answered by " + c.entityId());
-        }
-        if (s >= 0) {
-          millis[s] = nanos / 1e6;
-        }
-      }
-      Map<String, Double> out = new LinkedHashMap<>();
-      out.put("p50_ms", Stats.percentile(millis, 50));
-      out.put("p90_ms", Stats.percentile(millis, 90));
-      out.put("p99_ms", Stats.percentile(millis, 99));
-      return out;
-    } finally {
-      Nodes.terminate(nodes);
+    nodes.add(Nodes.start(config, List.of(), null));
+    Nodes.awaitUp(nodes.get(0), 1, Duration.ofSeconds(30));
+    StoreModes.prepare(nodes.get(0), mode);
+    for (int i = 1; i < 3; i++) {
+      nodes.add(Nodes.start(config, List.of(), Nodes.address(nodes.get(0))));
+      Nodes.awaitUp(nodes.get(0), i + 1, Duration.ofSeconds(30));
     }
+    for (ActorSystem<Void> n : nodes) {
+      Nodes.awaitUp(n, 3, Duration.ofSeconds(30));
+    }
+    Subject subject = Subject.of(spec.variant());
+    Subject.Node sender = null;
+    for (ActorSystem<Void> n : nodes) {
+      sender = subject.start(n, Counter.Hook.NONE, Optional.empty());
+    }
+    Set<String> usedShards = new HashSet<>();
+    int next = 0;
+    double[] millis = new double[samples];
+    for (int s = -discard; s < samples; s++) {
+      String id;
+      do {
+        id = "first-" + next++;
+      } while (!usedShards.add(sender.shardId(id)));
+      Subject.Ref ref = sender.ref(id);
+      long start = System.nanoTime();
+      Counter.Count c = ref.get(Duration.ofSeconds(30)).toCompletableFuture().get();
+      long nanos = System.nanoTime() - start;
+      if (!c.entityId().equals(id)) {
+        throw new IllegalStateException("asked " + id + ", answered by " + c.entityId());
+      }
+      if (s >= 0) {
+        millis[s] = nanos / 1e6;
+      }
+    }
+    Map<String, Double> out = new LinkedHashMap<>();
+    out.put("p50_ms", Stats.percentile(millis, 50));
+    out.put("p90_ms", Stats.percentile(millis, 90));
+    out.put("p99_ms", Stats.percentile(millis, 99));
+    return out;
   }
 
   @Override

@@ -37,7 +37,7 @@ public final class LocalThroughput implements Workload {
   private static Map<String, String> params(Scale scale) {
     return Map.of("entities", Integer.toString(scale.pick(1_000, 10_000)),
         "shards", Integer.toString(scale.pick(100, 1_000)),
-        "messages", Integer.toString(scale.pick(100_000, 3_000_000)),
+        "messages", Integer.toString(scale.pick(100_000, 2_000_000)),
         "warmup", Integer.toString(scale.pick(20_000, 500_000)),
         "store", StoreModes.shardkitDefault());
   }
@@ -73,38 +73,34 @@ public final class LocalThroughput implements Workload {
         + "pekko.cluster.sharding.number-of-shards = " + shards + "\n"
         + StoreModes.config("shardkit", spec.param("store"));
     ActorSystem<Void> system = Nodes.start(config, List.of(), null);
-    try {
-      Nodes.awaitUp(system, 1, Duration.ofSeconds(30));
-      List<String> ids = new ArrayList<>();
-      for (int i = 0; i < entities; i++) {
-        ids.add("entity-" + i);
-      }
-      Phase phase = new Phase();
-      Map<String, Double> out = new LinkedHashMap<>();
-      if (spec.variant().equals("plain")) {
-        List<ActorRef<Counter.Command>> refs = PlainActors.spawn(system, ids, Math.max(1, entities / shards), phase);
-        ActorRef<Counter.Command>[] arr = refs.toArray(ActorRef[]::new);
-        Sender s = new Sender(phase, entities);
-        s.round(i -> arr[i].tell(MESSAGE), 1, "creation");
-        s.round(i -> arr[i].tell(MESSAGE), warmup / entities, "warm-up");
-        out.put("tell_mmps", s.timed(i -> arr[i].tell(MESSAGE), messages / entities));
-      } else {
-        Subject.Node node = Subject.of(spec.variant()).start(system, phase, Optional.empty());
-        Subject.Ref[] refs = ids.stream().map(node::ref).toArray(Subject.Ref[]::new);
-        String[] idArr = ids.toArray(String[]::new);
-        IntConsumer viaRef = i -> refs[i].tell(MESSAGE);
-        IntConsumer viaRegion = i -> node.tellViaRegion(idArr[i], MESSAGE);
-        Sender s = new Sender(phase, entities);
-        s.round(viaRef, 1, "creation");
-        s.round(viaRef, warmup / entities / 2, "warm-up (EntityRef)");
-        s.round(viaRegion, warmup / entities / 2, "warm-up (region)");
-        out.put("entity_ref_mmps", s.timed(viaRef, messages / entities));
-        out.put("region_mmps", s.timed(viaRegion, messages / entities));
-      }
-      return out;
-    } finally {
-      Nodes.terminate(List.of(system));
+    Nodes.awaitUp(system, 1, Duration.ofSeconds(30));
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < entities; i++) {
+      ids.add("entity-" + i);
     }
+    Phase phase = new Phase();
+    Map<String, Double> out = new LinkedHashMap<>();
+    if (spec.variant().equals("plain")) {
+      List<ActorRef<Counter.Command>> refs = PlainActors.spawn(system, ids, Math.max(1, entities / shards), phase);
+      ActorRef<Counter.Command>[] arr = refs.toArray(ActorRef[]::new);
+      Sender s = new Sender(phase, entities);
+      s.round(i -> arr[i].tell(MESSAGE), 1, "creation");
+      s.round(i -> arr[i].tell(MESSAGE), warmup / entities, "warm-up");
+      out.put("tell_mmps", s.timed(i -> arr[i].tell(MESSAGE), messages / entities));
+    } else {
+      Subject.Node node = Subject.of(spec.variant()).start(system, phase, Optional.empty());
+      Subject.Ref[] refs = ids.stream().map(node::ref).toArray(Subject.Ref[]::new);
+      String[] idArr = ids.toArray(String[]::new);
+      IntConsumer viaRef = i -> refs[i].tell(MESSAGE);
+      IntConsumer viaRegion = i -> node.tellViaRegion(idArr[i], MESSAGE);
+      Sender s = new Sender(phase, entities);
+      s.round(viaRef, 1, "creation");
+      s.round(viaRef, warmup / entities / 2, "warm-up (EntityRef)");
+      s.round(viaRegion, warmup / entities / 2, "warm-up (region)");
+      out.put("entity_ref_mmps", s.timed(viaRef, messages / entities));
+      out.put("region_mmps", s.timed(viaRegion, messages / entities));
+    }
+    return out;
   }
 
   /** Sends rounds of one message per entity and waits until every entity has counted them. */

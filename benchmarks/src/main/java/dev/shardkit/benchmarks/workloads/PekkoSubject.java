@@ -9,6 +9,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.sharding.ShardRegion;
+import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
 import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
 import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.sharding.typed.HashCodeMessageExtractor;
@@ -28,12 +29,21 @@ public final class PekkoSubject implements Subject {
 
   @Override
   public Node start(ActorSystem<?> system, Counter.Hook hook, Optional<String> role) {
-    ClusterSharding sharding = ClusterSharding.get(system);
     Entity<Counter.Command, ShardingEnvelope<Counter.Command>> entity =
         Entity.of(KEY, ctx -> Counter.create(ctx.getEntityId(), hook));
-    if (role.isPresent()) {
-      entity = entity.withRole(role.get());
-    }
+    return start(system, role.isPresent() ? entity.withRole(role.get()) : entity);
+  }
+
+  @Override
+  public Node startRemembering(ActorSystem<?> system, Counter.Hook hook) {
+    // The same as pekko.cluster.sharding.remember-entities = on, said where the entity is started,
+    // as on shardkit's side.
+    return start(system, Entity.of(KEY, ctx -> Counter.create(ctx.getEntityId(), hook))
+        .withSettings(ClusterShardingSettings.create(system).withRememberEntities(true)));
+  }
+
+  private static Node start(ActorSystem<?> system, Entity<Counter.Command, ShardingEnvelope<Counter.Command>> entity) {
+    ClusterSharding sharding = ClusterSharding.get(system);
     ActorRef<ShardingEnvelope<Counter.Command>> region = sharding.init(entity);
     // The extractor Pekko uses by default (hash code modulo number-of-shards).
     int shards = system.settings().config().getInt("pekko.cluster.sharding.number-of-shards");

@@ -71,19 +71,16 @@ public final class RemoteThroughput implements Workload {
 
   private Map<String, Double> host(RunSpec spec) throws Exception {
     ActorSystem<Void> system = Nodes.start(config(spec), List.of("host"), null);
-    try {
-      Subject.of(spec.variant()).start(system, Counter.Hook.NONE, Optional.of("host"));
-      Nodes.awaitUp(system, 1, Duration.ofSeconds(30));
-      System.out.println("ADDRESS " + Nodes.address(system));
-      System.out.flush();
-      // The sender closes our stdin when it is done.
-      while (System.in.read() != -1) {
-        // keep reading
-      }
-      return Map.of();
-    } finally {
-      Nodes.terminate(List.of(system));
+    Subject.of(spec.variant()).start(system, Counter.Hook.NONE, Optional.of("host"));
+    Nodes.awaitUp(system, 1, Duration.ofSeconds(30));
+    System.out.println("ADDRESS " + Nodes.address(system));
+    System.out.flush();
+    // The sender closes our stdin when it is done; then this JVM halts without leaving the cluster,
+    // as the sender's does (see Workload#run).
+    while (System.in.read() != -1) {
+      // keep reading
     }
+    return Map.of();
   }
 
   private static String config(RunSpec spec) {
@@ -120,27 +117,23 @@ public final class RemoteThroughput implements Workload {
         spec.with("role", "host").toArgs(), log)) {
       String address = host.awaitLine(Duration.ofSeconds(90), "ADDRESS ").substring("ADDRESS ".length());
       ActorSystem<Void> system = Nodes.start(config(spec), List.of(), AddressFromURIString.parse(address));
-      try {
-        Nodes.awaitUp(system, 2, Duration.ofSeconds(60));
-        Subject.Node node = Subject.of(spec.variant()).start(system, Counter.Hook.NONE, Optional.of("host"));
-        List<Subject.Ref> refs = new ArrayList<>();
-        for (int i = 0; i < entities; i++) {
-          refs.add(node.ref("entity-" + i));
-        }
-        countAll(refs);
-        blast(refs, warmup, askEvery);
-        countAll(refs);
-        long start = System.nanoTime();
-        blast(refs, messages, askEvery);
-        long counted = countAll(refs);
-        long nanos = System.nanoTime() - start;
-        Map<String, Double> out = new LinkedHashMap<>();
-        out.put("kmps", messages / (nanos / 1e9) / 1e3);
-        out.put("lost", (double) (warmup + messages - counted));
-        return out;
-      } finally {
-        Nodes.terminate(List.of(system));
+      Nodes.awaitUp(system, 2, Duration.ofSeconds(60));
+      Subject.Node node = Subject.of(spec.variant()).start(system, Counter.Hook.NONE, Optional.of("host"));
+      List<Subject.Ref> refs = new ArrayList<>();
+      for (int i = 0; i < entities; i++) {
+        refs.add(node.ref("entity-" + i));
       }
+      countAll(refs);
+      blast(refs, warmup, askEvery);
+      countAll(refs);
+      long start = System.nanoTime();
+      blast(refs, messages, askEvery);
+      long counted = countAll(refs);
+      long nanos = System.nanoTime() - start;
+      Map<String, Double> out = new LinkedHashMap<>();
+      out.put("kmps", messages / (nanos / 1e9) / 1e3);
+      out.put("lost", (double) (warmup + messages - counted));
+      return out;
     }
   }
 

@@ -28,12 +28,19 @@ public final class ShardkitSubject implements Subject {
 
   @Override
   public Node start(ActorSystem<?> system, Counter.Hook hook, Optional<String> role) {
-    ClusterSharding sharding = ClusterSharding.get(system);
     Entity<Counter.Command, ShardingEnvelope<Counter.Command>> entity =
         Entity.of(KEY, ctx -> Counter.create(ctx.entityId(), hook));
-    if (role.isPresent()) {
-      entity = entity.withRole(role.get());
-    }
+    return start(system, role.isPresent() ? entity.withRole(role.get()) : entity);
+  }
+
+  @Override
+  public Node startRemembering(ActorSystem<?> system, Counter.Hook hook) {
+    return start(system, Entity.of(KEY, ctx -> Counter.create(ctx.entityId(), hook))
+        .withSettings(ShardingSettings.create(system).withRememberEntities(true)));
+  }
+
+  private static Node start(ActorSystem<?> system, Entity<Counter.Command, ShardingEnvelope<Counter.Command>> entity) {
+    ClusterSharding sharding = ClusterSharding.get(system);
     ActorRef<ShardingEnvelope<Counter.Command>> region = sharding.start(entity);
     // The same extractor the region uses by default.
     MessageExtractor<ShardingEnvelope<Counter.Command>, Counter.Command> extractor =

@@ -23,6 +23,12 @@ public interface Subject {
    */
   Node start(ActorSystem<?> system, Counter.Hook hook, Optional<String> role);
 
+  /**
+   * Starts the {@link Counter} entity type on this node, hosting, with remember-entities on; the
+   * store and where it keeps its files come from the node's configuration.
+   */
+  Node startRemembering(ActorSystem<?> system, Counter.Hook hook);
+
   /** The entity type on one node. */
   interface Node {
     /** Sends through the region actor, as an envelope. */

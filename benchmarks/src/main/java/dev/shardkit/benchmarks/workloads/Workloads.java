@@ -8,7 +8,7 @@ public final class Workloads {
 
   public static List<Workload> all() {
     return List.of(new LocalThroughput(), new RemoteThroughput(), new FirstMessageLatency(), new Rebalance(),
-        new MemoryPerEntity());
+        new MemoryPerEntity(), new RememberEntitiesRecovery());
   }
 
   /**

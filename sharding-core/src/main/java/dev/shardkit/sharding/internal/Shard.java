@@ -12,10 +12,13 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -28,7 +31,6 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * One shard: creates its entities on their first message, delivers to them, passivates them
@@ -86,8 +88,11 @@ public final class Shard extends AbstractBehavior<Object> {
 
   private record WriteFailed(Batch batch, Throwable cause) implements NoSerializationVerificationNeeded {}
 
-  /** Also the timer key, so each entity has its own restart timer. */
-  private record RestartEntity(String entityId) implements NoSerializationVerificationNeeded {}
+  /** One back-off's end; {@code seq} tells it from an earlier one of the same entity. */
+  private record RestartEntity(String entityId, long seq) implements NoSerializationVerificationNeeded {}
+
+  /** A restart that is due after a back-off, and its timer. */
+  private record PendingRestart(RestartEntity message, Cancellable timer) {}
 
   private enum Tick implements NoSerializationVerificationNeeded { LOAD, WRITE, RECOVERY, IDLE }
 
@@ -101,7 +106,15 @@ public final class Shard extends AbstractBehavior<Object> {
   private final Object stopMessage;
   private final ShardingSettings settings;
   private final ActorRef<Object> region;
-  private final TimerScheduler<Object> timers;
+  /**
+   * The shard schedules its few timed messages itself, rather than through a timer scheduler,
+   * whose interceptor would wrap every message the shard receives, deliveries included.
+   */
+  private Cancellable idleTimer;
+  private Cancellable recoveryTimer;
+  private Cancellable retryTimer;
+  private final Map<String, PendingRestart> pendingRestarts = new HashMap<>();
+  private long restartSeq;
   private final EntityTable entities;
   private final DropReporter drops;
   private final ActorRef<ShardCommand> selfAsShard;
@@ -136,7 +149,7 @@ public final class Shard extends AbstractBehavior<Object> {
   /** Set while handing off: every entity is stopped, and the shard stops when none is left. */
   private boolean handingOff;
 
-  private Shard(ActorContext<Object> context, TimerScheduler<Object> timers, RegionSpec spec, String shardId,
+  private Shard(ActorContext<Object> context, RegionSpec spec, String shardId,
       ActorRef<Object> region, int entityLimit, DropReporter drops) {
     super(context);
     this.typeKey = spec.typeKey();
@@ -145,7 +158,6 @@ public final class Shard extends AbstractBehavior<Object> {
     this.stopMessage = spec.stopMessage().orElse(null);
     this.settings = spec.settings();
     this.region = region;
-    this.timers = timers;
     this.entities = new EntityTable(settings.bufferSize());
     this.drops = drops;
     this.selfAsShard = context.getSelf().narrow();
@@ -154,7 +166,9 @@ public final class Shard extends AbstractBehavior<Object> {
     boolean automatic = settings.passivationIdleTimeout().isPresent() || settings.activeEntityLimit().isPresent();
     this.recency = automatic ? new EntityRecency() : null;
     this.idleNanos = settings.passivationIdleTimeout().map(Duration::toNanos).orElse(0L);
-    settings.passivationIdleTimeout().ifPresent(idle -> timers.startTimerWithFixedDelay(Tick.IDLE, idleCheckInterval(idle)));
+    if (settings.passivationIdleTimeout().isPresent()) {
+      idleTimer = after(idleCheckInterval(settings.passivationIdleTimeout().get()), Tick.IDLE);
+    }
     if (spec.rememberEntities().isPresent()) {
       this.store = spec.rememberEntities().get().create(context.getSystem(), typeKey.name(), shardId, settings);
       this.updates = new RememberedUpdates();
@@ -172,8 +186,7 @@ public final class Shard extends AbstractBehavior<Object> {
    */
   public static Behavior<Object> create(RegionSpec spec, String shardId, ActorRef<Object> region, int entityLimit,
       DropReporter drops) {
-    return Behaviors.setup(ctx -> Behaviors.withTimers(
-        timers -> new Shard(ctx, timers, spec, shardId, region, entityLimit, drops)));
+    return Behaviors.setup(ctx -> new Shard(ctx, spec, shardId, region, entityLimit, drops));
   }
 
   /** Often enough that an idle entity goes within a quarter of the timeout after it expired. */
@@ -370,7 +383,12 @@ public final class Shard extends AbstractBehavior<Object> {
       idlePassivations++;
       passivate(entityId);
     }
+    idleTimer = after(idleCheckInterval(settings.passivationIdleTimeout().get()), Tick.IDLE);
     return this;
+  }
+
+  private Cancellable after(Duration delay, Object message) {
+    return getContext().scheduleOnce(delay, getContext().getSelf(), message);
   }
 
   private Behavior<Object> onEntityLimit(EntityLimit newLimit) {
@@ -447,7 +465,11 @@ public final class Shard extends AbstractBehavior<Object> {
       return;
     }
     entities.waiting(entityId, Wait.BACKOFF);
-    timers.startSingleTimer(new RestartEntity(entityId), new RestartEntity(entityId), delay);
+    RestartEntity restart = new RestartEntity(entityId, ++restartSeq);
+    PendingRestart earlier = pendingRestarts.put(entityId, new PendingRestart(restart, after(delay, restart)));
+    if (earlier != null) {
+      earlier.timer().cancel();
+    }
     if (inARow > 1) {
       getContext().getLog().warn("Entity type [{}]: entity [{}] of shard [{}] stopped {} times in a row shortly "
           + "after starting; it starts again in {} ms, and its messages wait until then", typeKey.name(), entityId,
@@ -460,6 +482,11 @@ public final class Shard extends AbstractBehavior<Object> {
 
   private Behavior<Object> onRestartEntity(RestartEntity restart) {
     String entityId = restart.entityId();
+    PendingRestart pending = pendingRestarts.get(entityId);
+    if (pending == null || !pending.message().equals(restart)) {
+      return this; // An earlier back-off's, overtaken by a later one.
+    }
+    pendingRestarts.remove(entityId);
     if (entities.waitingFor(entityId) == Wait.BACKOFF) {
       if (store != null || entities.holds(entityId)) {
         admit(entityId);
@@ -506,13 +533,13 @@ public final class Shard extends AbstractBehavior<Object> {
         recoverNext(Integer.MAX_VALUE);
       } else if (!recovering.isEmpty()) {
         recoverNext(settings.rememberEntitiesRecoveryBatch());
-        timers.startTimerWithFixedDelay(Tick.RECOVERY, settings.rememberEntitiesRecoveryFrequency());
       }
     }
     return handingOff ? stopIfDone() : this;
   }
 
   private Behavior<Object> onRecoveryTick() {
+    recoveryTimer = null;
     recoverNext(settings.rememberEntitiesRecoveryBatch());
     return this;
   }
@@ -526,8 +553,8 @@ public final class Shard extends AbstractBehavior<Object> {
         started++;
       }
     }
-    if (recovering.isEmpty()) {
-      timers.cancel(Tick.RECOVERY);
+    if (!recovering.isEmpty() && recoveryTimer == null) {
+      recoveryTimer = after(settings.rememberEntitiesRecoveryFrequency(), Tick.RECOVERY);
     }
   }
 
@@ -536,7 +563,7 @@ public final class Shard extends AbstractBehavior<Object> {
     getContext().getLog().warn("Entity type [{}]: shard [{}] could not read its remembered entities from {} ({}); "
         + "retrying in {} ms, its messages wait meanwhile", typeKey.name(), shardId, store.describe(),
         String.valueOf(failed.cause()), retry.toMillis());
-    timers.startSingleTimer(Tick.LOAD, retry);
+    retryTimer = after(retry, Tick.LOAD);
     return this;
   }
 
@@ -572,7 +599,7 @@ public final class Shard extends AbstractBehavior<Object> {
     getContext().getLog().warn("Entity type [{}]: shard [{}] could not write {} remembered-entity change(s) to {} "
         + "({}); retrying in {} ms, new entities wait meanwhile", typeKey.name(), shardId, failed.batch().size(),
         store.describe(), String.valueOf(failed.cause()), retry.toMillis());
-    timers.startSingleTimer(Tick.WRITE, retry);
+    retryTimer = after(retry, Tick.WRITE);
     return this;
   }
 
@@ -590,13 +617,17 @@ public final class Shard extends AbstractBehavior<Object> {
 
   private Behavior<Object> onHandOff() {
     handingOff = true;
-    timers.cancel(Tick.RECOVERY);
+    cancel(recoveryTimer);
+    recoveryTimer = null;
     recovering.clear();
     // Remembered entities not started yet stay remembered and start at the next home.
     entities.waitingIds(Wait.RECOVERY).forEach(entities::stopWaiting);
     // Held messages were sent before the move: one incarnation takes them before the shard goes.
     for (String entityId : entities.waitingIds(Wait.BACKOFF)) {
-      timers.cancel(new RestartEntity(entityId));
+      PendingRestart pending = pendingRestarts.remove(entityId);
+      if (pending != null) {
+        pending.timer().cancel();
+      }
       if (entities.holds(entityId)) {
         startEntity(entityId, entities.takeHeld(entityId));
       } else {
@@ -635,10 +666,20 @@ public final class Shard extends AbstractBehavior<Object> {
   }
 
   private Behavior<Object> onPostStop() {
+    cancel(idleTimer);
+    cancel(recoveryTimer);
+    cancel(retryTimer);
+    pendingRestarts.values().forEach(p -> p.timer().cancel());
     if (store != null) {
       store.close();
     }
     return this;
+  }
+
+  private static void cancel(Cancellable timer) {
+    if (timer != null) {
+      timer.cancel();
+    }
   }
 
   private Behavior<Object> onGetShardState(GetShardState get) {

@@ -36,9 +36,8 @@ public final class MemoryPerEntity implements Workload {
   }
 
   private static Map<String, String> params(Scale scale) {
-    // 500 000 rather than 1 000 000: the figures per entity agreed within 1 % (shardkit 1 146 / 1 149 B,
-    // Pekko 1 533 / 1 532 B, floor 952 / 954 B) and the runs take half as long.
-    return Map.of("entities", Integer.toString(scale.pick(20_000, 500_000)),
+    // A million entities, as the target is stated; one round (see plan) keeps the suite short.
+    return Map.of("entities", Integer.toString(scale.pick(20_000, 1_000_000)),
         "shards", "1000",
         "batch", "10000",
         "store", StoreModes.shardkitDefault());
@@ -60,7 +59,10 @@ public final class MemoryPerEntity implements Workload {
 
   @Override
   public List<RunSpec> plan(Scale scale) {
-    return Results.alternate(id(), Math.min(2, scale.rounds()), List.of("shardkit", "pekko", "floor"), params(scale));
+    // One round: a heap figure is not a timing, and rounds agree to well under 1 % (bookkeeping
+    // 0.31x and 0.31x, per entity within a few bytes), while a round at a million entities takes
+    // about three minutes.
+    return Results.alternate(id(), 1, List.of("shardkit", "pekko", "floor"), params(scale));
   }
 
   @Override

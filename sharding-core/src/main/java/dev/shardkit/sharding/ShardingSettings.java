@@ -316,8 +316,9 @@ public final class ShardingSettings {
    * when the shard ids are known in advance (the built-in extractors: {@code 0} to
    * {@code number-of-shards - 1}); then the first message to a shard only looks its home up and
    * never waits for a store write (default true). Shards are placed evenly over the regions
-   * present; the first message still starts the shard. Off: each shard is placed when its first
-   * message needs it.
+   * present; the first message still starts the shard; a region that joins later gets its share
+   * of the shards not used yet at once, without hand-offs. Off: each shard is placed when its
+   * first message needs it.
    */
   public boolean placeAllShardsAtStart() {
     return placeAllShardsAtStart;

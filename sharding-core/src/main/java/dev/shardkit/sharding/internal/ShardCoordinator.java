@@ -154,6 +154,14 @@ public final class ShardCoordinator {
   private final int knownShards;
   /** Set once every known shard has a home (later moves keep it so). */
   private boolean allPlaced;
+  /**
+   * Shards placed up front that no region has asked for or heard of since: no region knows their
+   * home and none has started them, so they can be placed again, without a hand-off, when a region
+   * joins. Kept in memory only: a successor treats every shard as used, which is merely slower.
+   */
+  private final Set<String> untouched = new LinkedHashSet<>();
+  /** How many regions took shards when the unused ones were last placed; -1 before that. */
+  private int regionsAtLastSpread = -1;
 
   private ShardCoordinator(ActorContext<Object> context, TimerScheduler<Object> timers, StashBuffer<Object> stash,
       String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store, Optional<String> role,
@@ -498,7 +506,70 @@ public final class ShardCoordinator {
     }
     persist(events, ack);
     placeAll();
+    if (!known && !proxy) {
+      spreadUntouched();
+    }
     return placeRemembered();
+  }
+
+  /**
+   * Whether every registered region is on a member that is Up: a region on a member still joining
+   * takes no shards yet, and placing everything without it would leave it to rebalancing to move
+   * shards that may be in use by then.
+   */
+  private boolean everyRegionUp() {
+    Set<Address> up = new HashSet<>();
+    cluster.state().getMembers().forEach(m -> {
+      if (m.status() == MemberStatus.up() || m.status() == MemberStatus.weaklyUp()) {
+        up.add(m.address());
+      }
+    });
+    // With no member Up at all (a coordinator outside a formed cluster), regions are taken as
+    // they are, as regionInfos does.
+    for (ActorRef<Object> region : state.regions().keySet()) {
+      if (!up.isEmpty() && !shuttingDown.contains(region) && !up.contains(addressOf(region))) {
+        return false;
+      }
+    }
+    return !state.regions().isEmpty();
+  }
+
+  /**
+   * Places the shards placed up front and not used since again, over every region including one
+   * that just joined, in one write: they move without a hand-off, so a region that joins gets its
+   * share of the unused shards at once, and rebalancing is left with the shards in use.
+   */
+  private boolean spreadUntouched() {
+    if (untouched.isEmpty() || !settled) {
+      return false;
+    }
+    regionsAtLastSpread = regionInfos(state).size();
+    CoordinatorState view = state;
+    List<String> movable = new ArrayList<>();
+    for (String shardId : untouched) {
+      if (view.shards().containsKey(shardId) && !handOffs.containsKey(shardId)) {
+        view = view.applied(new ShardHomeDeallocated(shardId));
+        movable.add(shardId);
+      }
+    }
+    List<CoordinatorEvent> events = new ArrayList<>();
+    for (String shardId : movable) {
+      ActorRef<Object> home = chooseHome(view, shardId, context.getSelf(), null);
+      if (home == null) {
+        return false;
+      }
+      view = view.applied(new ShardHomeAllocated(shardId, home));
+      if (!home.equals(state.shards().get(shardId))) {
+        events.add(new ShardHomeDeallocated(shardId));
+        events.add(new ShardHomeAllocated(shardId, home));
+      }
+    }
+    if (!events.isEmpty()) {
+      log.info("Coordinator of [{}]: moving {} shard(s) placed up front and not used yet, without hand-offs, so "
+          + "that every region has its share", typeName, events.size() / 2);
+      persist(events, () -> { });
+    }
+    return !events.isEmpty();
   }
 
   /**
@@ -554,7 +625,7 @@ public final class ShardCoordinator {
    * registration.
    */
   private void placeAll() {
-    if (allPlaced || knownShards == 0 || !settled) {
+    if (allPlaced || knownShards == 0 || !settled || !everyRegionUp()) {
       return;
     }
     List<CoordinatorEvent> events = new ArrayList<>();
@@ -571,8 +642,10 @@ public final class ShardCoordinator {
       ShardHomeAllocated allocated = new ShardHomeAllocated(shardId, home);
       view = view.applied(allocated);
       events.add(allocated);
+      untouched.add(shardId);
     }
     allPlaced = true;
+    regionsAtLastSpread = regionInfos(state).size();
     if (!events.isEmpty()) {
       log.info("Coordinator of [{}]: placing {} shard(s) up front, in one write", typeName, events.size());
       persist(events, () -> { });
@@ -610,6 +683,7 @@ public final class ShardCoordinator {
       if (placed != null) {
         // Placed already (perhaps up front, never started): its home starts it if it has not.
         it.remove();
+        untouched.remove(shardId);
         ShardHome home = new ShardHome(shardId, placed);
         afterDurable(() -> placed.tell(home));
         continue;
@@ -635,6 +709,14 @@ public final class ShardCoordinator {
   }
 
   private Behavior<Object> onGetShardHome(GetShardHome get) {
+    // The first request once every region is Up places all shards, this one included; and if a
+    // region has come Up since the unused shards were placed, they are placed again first, so that
+    // a shard starts where it will stay.
+    placeAll();
+    if (untouched.contains(get.shardId()) && regionInfos(state).size() != regionsAtLastSpread) {
+      spreadUntouched();
+    }
+    untouched.remove(get.shardId());
     if (handOffs.containsKey(get.shardId())) {
       // Answered once the shard has stopped at its old home and has a new one.
       waitingForHome.computeIfAbsent(get.shardId(), k -> new HashSet<>()).add(get.region());
@@ -712,6 +794,7 @@ public final class ShardCoordinator {
       // The round in progress schedules the next one when it ends.
       return Behaviors.same();
     }
+    placeAll();
     if (writing || !queuedEvents.isEmpty()) {
       // Plan moves on stored homes only: look again once the writes in flight are done.
       scheduleRebalance(Duration.ofMillis(100));
@@ -732,6 +815,11 @@ public final class ShardCoordinator {
       return Behaviors.same();
     }
     idleRebalanceDelay = rebalanceInterval;
+    if (spreadUntouched()) {
+      // Unused shards moved without hand-offs; the next round sees whether used ones must move.
+      scheduleRebalance(rebalanceInterval);
+      return Behaviors.same();
+    }
     log.info("Coordinator of [{}]: rebalancing {} shard(s): {}", typeName, valid.size(), valid);
     valid.forEach(this::startHandOff);
     return Behaviors.same();
@@ -749,6 +837,7 @@ public final class ShardCoordinator {
     if (owner == null || handOffs.containsKey(shardId)) {
       return;
     }
+    untouched.remove(shardId);
     int id = java.util.concurrent.ThreadLocalRandom.current().nextInt();
     handOffs.put(shardId, new HandOffInProgress(owner, id));
     Set<ActorRef<Object>> everyone = new HashSet<>(state.regions().keySet());

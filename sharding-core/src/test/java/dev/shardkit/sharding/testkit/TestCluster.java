@@ -142,9 +142,13 @@ public final class TestCluster implements AutoCloseable {
 
   /** True if the coordinator singleton of the entity type runs in this system. */
   public static boolean coordinatorRunsIn(ActorSystem<?> system, String typeName) {
+    return resolves(system, "/system/shardkit-coordinator-" + typeName + "/singleton");
+  }
+
+  /** True if an actor at {@code path} (wildcards allowed) in this system answers within a few seconds. */
+  public static boolean resolves(ActorSystem<?> system, String path) {
     try {
-      org.apache.pekko.actor.typed.javadsl.Adapter.toClassic(system)
-          .actorSelection("/system/shardkit-coordinator-" + typeName + "/singleton")
+      org.apache.pekko.actor.typed.javadsl.Adapter.toClassic(system).actorSelection(path)
           .resolveOne(Duration.ofSeconds(3)).toCompletableFuture().get(5, TimeUnit.SECONDS);
       return true;
     } catch (Exception e) {

@@ -23,9 +23,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -253,11 +251,11 @@ class PostgresRememberEntitiesStoreTest {
       RememberEntitiesStore store = store(system, "Closed", "9");
       await(store.load());
       String journals = "/system/shardkit-entities-store-Closed-9-*/journal-*";
-      assertTrue(resolves(system, journals), "the journal runs after a load");
+      assertTrue(TestCluster.resolves(system, journals), "the journal runs after a load");
       store.close();
-      TestCluster.await(Duration.ofSeconds(10), () -> !resolves(system, "/system/shardkit-entities-store-Closed-9-*"),
+      TestCluster.await(Duration.ofSeconds(10), () -> !TestCluster.resolves(system, "/system/shardkit-entities-store-Closed-9-*"),
           "the store's actor has stopped");
-      assertFalse(resolves(system, journals), "the journal has stopped with it");
+      assertFalse(TestCluster.resolves(system, journals), "the journal has stopped with it");
       // The shard starting here again gets a new store, and the next one reads what it wrote.
       RememberEntitiesStore again = store(system, "Closed", "9");
       await(again.update(Set.of("a"), Set.of()));
@@ -265,16 +263,6 @@ class PostgresRememberEntitiesStoreTest {
       assertEquals(Set.of("a"), await(store(system, "Closed", "9").load()));
     } finally {
       StoreTestSupport.terminate(system);
-    }
-  }
-
-  private static boolean resolves(ActorSystem<?> system, String path) {
-    try {
-      Adapter.toClassic(system).actorSelection(path).resolveOne(Duration.ofSeconds(2)).toCompletableFuture()
-          .get(5, TimeUnit.SECONDS);
-      return true;
-    } catch (Exception e) {
-      return false;
     }
   }
 }

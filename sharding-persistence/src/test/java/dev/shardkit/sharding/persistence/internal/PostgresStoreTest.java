@@ -29,7 +29,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -37,7 +36,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -356,23 +354,13 @@ class PostgresStoreTest {
       CoordinatorStateStore store = store(system, "Closed");
       await(store.load());
       String journals = "/system/shardkit-coordinator-store-Closed-*/journal-*";
-      assertTrue(resolves(system, journals), "the journal runs after a load");
+      assertTrue(TestCluster.resolves(system, journals), "the journal runs after a load");
       store.close();
-      TestCluster.await(Duration.ofSeconds(10), () -> !resolves(system, "/system/shardkit-coordinator-store-Closed-*"),
+      TestCluster.await(Duration.ofSeconds(10), () -> !TestCluster.resolves(system, "/system/shardkit-coordinator-store-Closed-*"),
           "the store's actor has stopped");
-      assertTrue(!resolves(system, journals), "the journal has stopped with it");
+      assertTrue(!TestCluster.resolves(system, journals), "the journal has stopped with it");
     } finally {
       StoreTestSupport.terminate(system);
-    }
-  }
-
-  private static boolean resolves(ActorSystem<?> system, String path) {
-    try {
-      Adapter.toClassic(system).actorSelection(path).resolveOne(Duration.ofSeconds(2)).toCompletableFuture()
-          .get(5, TimeUnit.SECONDS);
-      return true;
-    } catch (Exception e) {
-      return false;
     }
   }
 

@@ -251,9 +251,6 @@ public final class ClusterDemo {
               hostname = "127.0.0.1"
               port = 0  # any free port; the nodes join the first one's actual address
             }
-            # The demo sends 20 000 messages as fast as it can, with no flow control. Artery drops
-            # what overflows a connection's outbound queue (3072 messages by default).
-            advanced.outbound-message-queue-size = 100000
           }
           cluster {
             downing-provider-class = "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider"

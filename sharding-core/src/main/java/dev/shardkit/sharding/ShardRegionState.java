@@ -10,7 +10,9 @@ import java.util.Set;
  * What one node's region of an entity type holds right now.
  *
  * @param shards the shards hosted on this node, each with the ids of its live entities
- * @param bufferedMessages messages held for shards whose home is not known yet
+ * @param bufferedMessages messages this region holds: for shards whose home is not known yet, is
+ *     unreachable or is being handed off, and messages for other nodes that wait in its links or
+ *     were sent and not yet acknowledged
  * @param droppedMessages messages dropped since the region started because a buffer was full or
  *     the input was bad
  * @param passivation the type's automatic passivation and what it has done

@@ -33,6 +33,7 @@ public final class ShardingSettings {
   private final Duration entityRestartBackoff;
   private final Duration entityRestartBackoffMax;
   private final boolean placeAllShardsAtStart;
+  private final RemoteDeliverySettings remoteDelivery;
 
   /** The mutable twin used to build a changed copy; each {@code with…} changes one field. */
   private static final class Builder {
@@ -55,6 +56,7 @@ public final class ShardingSettings {
     Duration entityRestartBackoff;
     Duration entityRestartBackoffMax;
     boolean placeAllShardsAtStart;
+    RemoteDeliverySettings remoteDelivery;
   }
 
   private ShardingSettings(Builder b) {
@@ -100,6 +102,7 @@ public final class ShardingSettings {
     this.entityRestartBackoff = b.entityRestartBackoff;
     this.entityRestartBackoffMax = b.entityRestartBackoffMax;
     this.placeAllShardsAtStart = b.placeAllShardsAtStart;
+    this.remoteDelivery = java.util.Objects.requireNonNull(b.remoteDelivery, "remote-delivery");
   }
 
   private ShardingSettings with(Consumer<Builder> change) {
@@ -123,6 +126,7 @@ public final class ShardingSettings {
     b.entityRestartBackoff = entityRestartBackoff;
     b.entityRestartBackoffMax = entityRestartBackoffMax;
     b.placeAllShardsAtStart = placeAllShardsAtStart;
+    b.remoteDelivery = remoteDelivery;
     change.accept(b);
     return new ShardingSettings(b);
   }
@@ -177,6 +181,7 @@ public final class ShardingSettings {
       b.entityRestartBackoff = c.getDuration("entity-restart-backoff");
       b.entityRestartBackoffMax = c.getDuration("entity-restart-backoff-max");
       b.placeAllShardsAtStart = c.getBoolean("place-all-shards-at-start");
+      b.remoteDelivery = RemoteDeliverySettings.fromConfig(c.getConfig("remote-delivery"));
       try {
         b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
             least.getInt("rebalance-absolute-limit"), least.getDouble("rebalance-relative-limit"));
@@ -322,6 +327,15 @@ public final class ShardingSettings {
    */
   public boolean placeAllShardsAtStart() {
     return placeAllShardsAtStart;
+  }
+
+  /** How messages travel to entities on other nodes: batching, flow control, resends. */
+  public RemoteDeliverySettings remoteDelivery() {
+    return remoteDelivery;
+  }
+
+  public ShardingSettings withRemoteDelivery(RemoteDeliverySettings delivery) {
+    return with(b -> b.remoteDelivery = delivery);
   }
 
   public ShardingSettings withPlaceAllShardsAtStart(boolean place) {

@@ -36,6 +36,45 @@ final class BinaryReader {
     return (zigzag >>> 1) ^ -(zigzag & 1);
   }
 
+  long readVarULong() {
+    long value = 0;
+    for (int shift = 0; shift < 63; shift += 7) {
+      if (pos >= buf.length) {
+        throw corrupt("a varint cut off by the end of the message");
+      }
+      int b = buf[pos++];
+      value |= (long) (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        return value;
+      }
+    }
+    throw corrupt("a long varint longer than 9 bytes");
+  }
+
+  byte readByte() {
+    if (pos >= buf.length) {
+      throw corrupt("a byte cut off by the end of the message");
+    }
+    return buf[pos++];
+  }
+
+  /** Reads a length and checks that many bytes are there; the caller reads or skips them. */
+  int readSectionLength() {
+    return readLength();
+  }
+
+  int position() {
+    return pos;
+  }
+
+  /** Moves past the rest of a section, whatever the fields in it this version did not read. */
+  void skipTo(int position) {
+    if (position < pos || position > buf.length) {
+      throw corrupt("a section ending at " + position);
+    }
+    pos = position;
+  }
+
   byte[] readBytes() {
     int length = readLength();
     byte[] bytes = Arrays.copyOfRange(buf, pos, pos + length);

@@ -42,6 +42,24 @@ final class BinaryWriter {
     buf[pos++] = (byte) zigzag;
   }
 
+  /** Writes a non-negative long in 1 to 10 bytes. */
+  void writeVarULong(long value) {
+    if (value < 0) {
+      throw new IllegalArgumentException("a sequence number cannot be negative, got " + value);
+    }
+    ensure(10);
+    while ((value & ~0x7FL) != 0) {
+      buf[pos++] = (byte) ((value & 0x7F) | 0x80);
+      value >>>= 7;
+    }
+    buf[pos++] = (byte) value;
+  }
+
+  void writeByte(byte value) {
+    ensure(1);
+    buf[pos++] = value;
+  }
+
   /** Writes a length-prefixed byte array (never null). */
   void writeBytes(byte[] bytes) {
     writeVarUInt(bytes.length);

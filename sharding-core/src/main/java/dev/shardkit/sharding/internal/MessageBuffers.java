@@ -40,6 +40,22 @@ public final class MessageBuffers<K> {
     return true;
   }
 
+  /**
+   * Holds messages under a key ahead of those already held for it, whatever the limit: they were
+   * admitted under a limit before (sent, and handed back when their destination went away), and
+   * are older than anything held here since.
+   */
+  public void prepend(K key, List<Object> messages) {
+    if (messages.isEmpty()) {
+      return;
+    }
+    ArrayDeque<Object> held = buffers.computeIfAbsent(key, k -> new ArrayDeque<>());
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      held.addFirst(messages.get(i));
+    }
+    total += messages.size();
+  }
+
   /** Removes and returns what is held for a key, oldest first; empty if nothing. */
   public List<Object> drain(K key) {
     ArrayDeque<Object> held = buffers.remove(key);

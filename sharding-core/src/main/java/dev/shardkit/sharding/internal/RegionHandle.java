@@ -4,12 +4,14 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 
 /**
  * The part of a region that callers on its node share: the routing table it last published and
  * the shortcut that uses it. A message for a shard whose home is known goes straight to the home
- * (the local shard, or the remote region) from the caller's thread, skipping the region's mailbox;
- * every other message goes through the region.
+ * from the caller's thread, skipping the region's mailbox: to the local shard, or into the outbox
+ * of the region's link to the remote region (which refuses it, and the caller drops it counted and
+ * warned, when the destination is not keeping up). Every other message goes through the region.
  *
  * <p>Two path switches must not reorder or lose messages:
  *
@@ -41,6 +43,8 @@ public final class RegionHandle {
   private final AtomicIntegerArray pendingInRegion = new AtomicIntegerArray(STRIPES * PAD);
   private final AtomicIntegerArray inShortcut = new AtomicIntegerArray(STRIPES * PAD);
   private ActorRef<Object> region;
+  /** Set by the region when it starts, before it publishes a table with a remote home. */
+  private volatile DropReporter drops;
   private volatile RoutingTable published = RoutingTable.empty();
 
   public RegionHandle(SerializabilityCheck serializability) {
@@ -58,6 +62,11 @@ public final class RegionHandle {
     this.region = regionRef;
   }
 
+  /** The region's drop counter, which callers report refused messages to. Called by the region once. */
+  void useDrops(DropReporter reporter) {
+    this.drops = reporter;
+  }
+
   public ActorRef<Object> region() {
     return region;
   }
@@ -69,11 +78,17 @@ public final class RegionHandle {
       inShortcut.incrementAndGet(slot);
       try {
         RoutingTable.Home home = published.home(deliver.shardId());
-        // A message for a remote home whose class cannot be serialized goes through the region,
-        // which reports it naming the entity.
-        if (home != null && (home instanceof RoutingTable.Local
-            || serializability.problem(deliver.message().getClass()).isEmpty())) {
-          home.target().tell(deliver);
+        if (home instanceof RoutingTable.Local local) {
+          local.shard().tell(deliver);
+          return;
+        }
+        // A message whose class cannot be serialized goes through the region, which reports it
+        // naming the entity.
+        if (home instanceof RoutingTable.Remote remote
+            && serializability.problem(deliver.message().getClass()).isEmpty()) {
+          if (!remote.outbox().offer(deliver)) {
+            refused(deliver, remote.outbox());
+          }
           return;
         }
       } finally {
@@ -81,6 +96,13 @@ public final class RegionHandle {
       }
     }
     region.tell(viaRegion(deliver));
+  }
+
+  /** A message a remote home's outbox refused because it is full (or closed): dropped, counted, warned. */
+  void refused(Deliver deliver, Outbox outbox) {
+    drops.dropped(deliver.message(), "remote delivery to " + outbox.destination().path().address()
+        + " is not keeping up: buffer-size (" + outbox.limit() + ") messages already wait for it; dropping a message for"
+        + " entity [" + deliver.entityId() + "]", Adapter.toClassic(outbox.destination()));
   }
 
   /** Wraps a message for the region and counts it as pending. */
@@ -92,6 +114,16 @@ public final class RegionHandle {
   /** Called by the region after routing a {@link ViaRegion}. */
   void routed(ViaRegion routed) {
     pendingInRegion.decrementAndGet(slot(routed.deliver().shardId()));
+  }
+
+  /** True when no caller is between reading the table and sending by it, for any shard. */
+  boolean allShortcutsQuiet() {
+    for (int stripe = 0; stripe < STRIPES; stripe++) {
+      if (inShortcut.get(stripe * PAD) != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.shardkit.sharding.internal;
 
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,7 +22,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 public final class RoutingTable {
   /** Where a shard lives, as seen from one region. */
   public sealed interface Home {
-    /** The actor a message for this shard goes to next. */
+    /** The actor the shard lives in or behind: its local shard actor, or the remote region. */
     ActorRef<Object> target();
   }
 
@@ -33,22 +34,27 @@ public final class RoutingTable {
     }
   }
 
-  /** The shard is hosted by another region. */
-  public record Remote(ActorRef<Object> region) implements Home {
+  /**
+   * The shard is hosted by another region; messages for it go into {@code outbox}, this region's
+   * link to that region.
+   */
+  public record Remote(ActorRef<Object> region, Outbox outbox) implements Home {
     @Override
     public ActorRef<Object> target() {
       return region;
     }
   }
 
-  private static final RoutingTable EMPTY = new RoutingTable(Map.of(), Set.of());
+  private static final RoutingTable EMPTY = new RoutingTable(Map.of(), Set.of(), Set.of());
 
   private final Map<String, Home> homes;
   private final Set<Address> unreachable;
+  private final Set<ActorRef<Object>> closing;
 
-  private RoutingTable(Map<String, Home> homes, Set<Address> unreachable) {
+  private RoutingTable(Map<String, Home> homes, Set<Address> unreachable, Set<ActorRef<Object>> closing) {
     this.homes = homes;
     this.unreachable = unreachable;
+    this.closing = closing;
   }
 
   public static RoutingTable empty() {
@@ -61,7 +67,7 @@ public final class RoutingTable {
     return h != null && isHeld(h) ? null : h;
   }
 
-  /** The actor to send a message for the shard to now, or null when its home is unknown or held. */
+  /** The actor the shard lives in or behind now, or null when its home is unknown or held. */
   public ActorRef<Object> target(String shardId) {
     Home h = home(shardId);
     return h == null ? null : h.target();
@@ -72,9 +78,13 @@ public final class RoutingTable {
     return homes.get(shardId);
   }
 
-  /** True when {@code home} is on an unreachable node, so messages for it must wait. */
+  /**
+   * True when messages for {@code home} must wait: it is on an unreachable node, or it is a region
+   * that is gone and whose link is being closed (what the link hands back goes first).
+   */
   public boolean isHeld(Home home) {
-    return !unreachable.isEmpty() && home instanceof Remote r && unreachable.contains(r.region().path().address());
+    return home instanceof Remote r && (!unreachable.isEmpty() && unreachable.contains(r.region().path().address())
+        || !closing.isEmpty() && closing.contains(r.region()));
   }
 
   /** The nodes this table treats as unreachable. */
@@ -85,7 +95,7 @@ public final class RoutingTable {
   public RoutingTable withHome(String shardId, Home home) {
     Map<String, Home> copy = new HashMap<>(homes);
     copy.put(shardId, home);
-    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable);
+    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, closing);
   }
 
   public RoutingTable without(String shardId) {
@@ -94,19 +104,44 @@ public final class RoutingTable {
     }
     Map<String, Home> copy = new HashMap<>(homes);
     copy.remove(shardId);
-    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable);
+    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, closing);
   }
 
-  /** The table without every shard that lived in {@code region}. */
+  /** The table without every shard that lived in {@code region}, which is no longer closing either. */
   public RoutingTable withoutRegion(ActorRef<Object> region) {
     Map<String, Home> copy = new HashMap<>(homes);
     copy.values().removeIf(h -> h instanceof Remote r && r.region().equals(region));
-    return copy.size() == homes.size() ? this : new RoutingTable(Collections.unmodifiableMap(copy), unreachable);
+    Set<ActorRef<Object>> stillClosing = closing;
+    if (closing.contains(region)) {
+      Set<ActorRef<Object>> rest = new HashSet<>(closing);
+      rest.remove(region);
+      stillClosing = Set.copyOf(rest);
+    }
+    return copy.size() == homes.size() && stillClosing == closing ? this
+        : new RoutingTable(Collections.unmodifiableMap(copy), unreachable, stillClosing);
+  }
+
+  /**
+   * The same homes, with the shards of {@code region} held: it is gone, and its link is being
+   * closed; {@link #withoutRegion} ends that.
+   */
+  public RoutingTable withClosing(ActorRef<Object> region) {
+    if (closing.contains(region)) {
+      return this;
+    }
+    Set<ActorRef<Object>> more = new HashSet<>(closing);
+    more.add(region);
+    return new RoutingTable(homes, unreachable, Set.copyOf(more));
+  }
+
+  /** True while the shards of {@code region} are held for its link to close. */
+  public boolean isClosing(ActorRef<Object> region) {
+    return closing.contains(region);
   }
 
   /** The same homes, with {@code nodes} as the unreachable ones. */
   public RoutingTable withUnreachable(Set<Address> nodes) {
-    return new RoutingTable(homes, Set.copyOf(nodes));
+    return new RoutingTable(homes, Set.copyOf(nodes), closing);
   }
 
   /** The shards hosted by the region that owns this table. */

@@ -8,6 +8,9 @@ import dev.shardkit.sharding.internal.RoutingTable.Local;
 import dev.shardkit.sharding.internal.RoutingTable.Remote;
 import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
+import dev.shardkit.sharding.internal.ShardingProtocol.UndeliverableItem;
 import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
@@ -28,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -68,7 +72,16 @@ public final class ShardRegion {
 
   private record ShardTerminated(String shardId) implements NoSerializationVerificationNeeded {}
 
-  private record RouteClosedCheck(String shardId) implements NoSerializationVerificationNeeded {}
+  private enum QuietCheck implements NoSerializationVerificationNeeded { INSTANCE }
+
+  /** Shutting down: look again whether every link has delivered what it holds. */
+  private enum LinksFlushedCheck implements NoSerializationVerificationNeeded { INSTANCE }
+
+  /** A link of another region that sent batches here has stopped: forget its sequence. */
+  private record InboundLinkTerminated(ActorRef<Object> link) implements NoSerializationVerificationNeeded {}
+
+  /** An action that waits until no caller can still send by an older routing table. */
+  private record QuietWait(BooleanSupplier quiet, Runnable action) {}
 
   /** A shard with remembered entities stopped unexpectedly: start it again, which starts them. */
   private record RestartShard(String shardId) implements NoSerializationVerificationNeeded {}
@@ -119,7 +132,13 @@ public final class ShardRegion {
    * different ways (region → owner, coordinator → owner), so either can come first.
    */
   private final Map<HandOffKey, Set<ActorRef<Object>>> earlyMarkers = new HashMap<>();
-  private final Map<String, List<Runnable>> waitingForRouteClosed = new HashMap<>();
+  private final List<QuietWait> waitingForQuiet = new ArrayList<>();
+  /** This region's link to each other region it sends to, by destination. */
+  private final Map<ActorRef<Object>, Outbox> links = new HashMap<>();
+  private final InboundSequences<ActorRef<Object>> inbound = new InboundSequences<>();
+  private final ShardingSerializer serializer;
+  private final int maximumFrameSize;
+  private int linkCount;
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
   private boolean shuttingDown;
   private RoutingTable table = RoutingTable.empty();
@@ -134,6 +153,11 @@ public final class ShardRegion {
     this.log = context.getLog();
     this.buffers = new MessageBuffers<>(spec.settings().bufferSize());
     this.drops = newDropReporter(context, spec);
+    spec.handle().useDrops(drops);
+    var classic = Adapter.toClassic(context.getSystem());
+    this.serializer = shardingSerializer(classic);
+    this.maximumFrameSize = (int) Math.min(Integer.MAX_VALUE,
+        classic.settings().config().getBytes("pekko.remote.artery.advanced.maximum-frame-size"));
     this.timers = timers;
     this.entityLimits = spec.settings().activeEntityLimit().isPresent()
         ? new EntityLimits(spec.settings().activeEntityLimit().getAsInt()) : null;
@@ -144,6 +168,22 @@ public final class ShardRegion {
     var eventStream = Adapter.toClassic(context.getSystem()).eventStream();
     return new DropReporter(context.getLog(), spec.typeName(), spec.settings().dropWarningInterval(),
         eventStream::publish);
+  }
+
+  private static ShardingSerializer shardingSerializer(org.apache.pekko.actor.ActorSystem classic) {
+    org.apache.pekko.serialization.Serializer bound;
+    try {
+      bound = org.apache.pekko.serialization.SerializationExtension.get(classic).serializerFor(DeliveryBatch.class);
+    } catch (java.io.NotSerializableException e) {
+      throw new IllegalStateException("shardkit's messages have no serializer; shardkit's reference.conf binds them "
+          + "to " + ShardingSerializer.class.getName() + " in pekko.actor.serialization-bindings", e);
+    }
+    if (!(bound instanceof ShardingSerializer sharding)) {
+      throw new IllegalStateException("shardkit's messages must be bound to " + ShardingSerializer.class.getName()
+          + " (shardkit's reference.conf does so), but pekko.actor.serialization-bindings binds them to "
+          + bound.getClass().getName());
+    }
+    return sharding;
   }
 
   public static Behavior<Object> create(RegionSpec spec) {
@@ -198,6 +238,13 @@ public final class ShardRegion {
           return Behaviors.same();
         })
         .onMessage(Deliver.class, this::onDeliver)
+        .onMessage(DeliveryBatch.class, this::onDeliveryBatch)
+        .onMessage(DeliveryLink.Closed.class, this::onLinkClosed)
+        .onMessage(InboundLinkTerminated.class, t -> {
+          inbound.forget(t.link());
+          return Behaviors.same();
+        })
+        .onMessageEquals(LinksFlushedCheck.INSTANCE, this::afterChange)
         .onMessage(ShardHome.class, this::onShardHome)
         .onMessage(RegionTerminated.class, this::onRegionTerminated)
         .onMessage(UnreachableMember.class, u -> onReachability(u.member().address(), false))
@@ -209,7 +256,7 @@ public final class ShardRegion {
         .onMessage(GetRegionStats.class, this::onGetRegionStats)
         .onMessage(BeginHandOff.class, this::onBeginHandOff)
         .onMessage(HandOffMarker.class, this::onHandOffMarker)
-        .onMessage(RouteClosedCheck.class, this::onRouteClosedCheck)
+        .onMessageEquals(QuietCheck.INSTANCE, this::onQuietCheck)
         .onMessage(GracefulShutdown.class, this::onGracefulShutdown)
         .onMessage(CoordinatorTerminated.class, t -> Behaviors.same())
         .onMessage(ShardingProtocol.class, m -> {
@@ -301,19 +348,32 @@ public final class ShardRegion {
       handOff.shard.tell(deliver);
       return Behaviors.same();
     }
-    route(deliver);
+    // Admitted under the sending region's limit already: it is passed on, not refused.
+    route(deliver, true);
     return Behaviors.same();
   }
 
   private void route(Deliver deliver) {
+    route(deliver, false);
+  }
+
+  /**
+   * Routes a message by this region's table.
+   *
+   * @param admitted the message was already held or bounded by shardkit (it comes out of this
+   *     region's buffers, or from another region): a full outbox takes it anyway, where a new
+   *     message would be refused
+   */
+  private void route(Deliver deliver, boolean admitted) {
     Home home = table.knownHome(deliver.shardId());
     if (home instanceof Local local) {
       local.shard().tell(deliver);
-    } else if (home != null && table.isHeld(home)) {
-      // Its node is unreachable: hold the message until the node is back or the shard moves.
+    } else if (home instanceof Remote held && table.isHeld(home)) {
+      // Its node is unreachable (or its region is gone and its link closing): hold the message
+      // until the node is back or the shard has its next home.
       if (!buffers.offer(deliver.shardId(), deliver)) {
         drop(deliver.message(), "buffer full (buffer-size = " + buffers.limit() + "), dropping a message for shard ["
-            + deliver.shardId() + "] whose home " + home.target().path().address() + " is unreachable");
+            + deliver.shardId() + "] whose home " + held.region().path().address() + " is unreachable");
       }
     } else if (home instanceof Remote remote) {
       Optional<String> problem = spec.handle().serializability().problem(deliver.message().getClass());
@@ -323,8 +383,10 @@ public final class ShardRegion {
             remote.region().path().address(), problem.get());
         drop(deliver.message(), "message of class " + deliver.message().getClass().getName()
             + " for entity [" + deliver.entityId() + "] is not serializable");
-      } else {
-        remote.region().tell(deliver);
+      } else if (admitted) {
+        remote.outbox().offerAlways(deliver);
+      } else if (!remote.outbox().offer(deliver)) {
+        spec.handle().refused(deliver, remote.outbox());
       }
     } else {
       boolean first = !buffers.contains(deliver.shardId());
@@ -341,6 +403,11 @@ public final class ShardRegion {
     String shardId = home.shardId();
     if (deadRegions.contains(home.region())) {
       log.debug("Entity type [{}]: ignoring {}: that region is gone; asking again later", spec.typeName(), home);
+      return Behaviors.same();
+    }
+    if (table.knownHome(shardId) instanceof Remote gone && table.isClosing(gone.region())) {
+      // What the old home's link hands back must go first; the home is asked again after that.
+      log.debug("Entity type [{}]: ignoring {} until the link to {} is closed", spec.typeName(), home, gone.region());
       return Behaviors.same();
     }
     HandOffState handOff = handOffs.get(shardId);
@@ -382,35 +449,82 @@ public final class ShardRegion {
       if (watchedRegions.add(home.region())) {
         context.watchWith(home.region(), new RegionTerminated(home.region()));
       }
-      table = table.withHome(shardId, new Remote(home.region()));
+      table = table.withHome(shardId, new Remote(home.region(), outboxFor(home.region())));
     }
     for (Object held : buffers.drain(shardId)) {
-      route((Deliver) held);
+      route((Deliver) held, true);
     }
     spec.handle().publish(table);
     return afterChange();
   }
 
   private Behavior<Object> onRegionTerminated(RegionTerminated terminated) {
-    watchedRegions.remove(terminated.region());
-    deadRegions.add(terminated.region());
+    ActorRef<Object> region = terminated.region();
+    watchedRegions.remove(region);
+    deadRegions.add(region);
     if (deadRegions.size() > DEAD_REGIONS_REMEMBERED) {
       deadRegions.remove(deadRegions.iterator().next());
     }
     for (String shardId : List.copyOf(handOffs.keySet())) {
       HandOffState handOff = handOffs.get(shardId);
-      if (handOff.awaitingMarkers.remove(terminated.region())) {
+      if (handOff.awaitingMarkers.remove(region)) {
         maybeStopShard(shardId, handOff);
       }
     }
-    List<String> lost = table.shardsOf(terminated.region());
-    table = table.withoutRegion(terminated.region());
+    Outbox outbox = links.get(region);
+    if (outbox == null) {
+      forgetRegion(region);
+      return afterChange();
+    }
+    // Hold its shards' messages until the link has handed back what it still has: that is older
+    // than anything sent from now on. The link closes once no caller can still be sending into it.
+    table = table.withClosing(region);
     spec.handle().publish(table);
-    // Messages held while its node was unreachable wait for the shards' next homes.
-    lost.stream().filter(buffers::contains).forEach(this::requestHome);
-    log.info("Entity type [{}]: region {} is gone; {} shard(s) will get a new home when next used",
-        spec.typeName(), terminated.region(), lost.size());
+    whenQuiet(spec.handle()::allShortcutsQuiet, () -> outbox.link().tell(new DeliveryLink.Close(self)));
     return Behaviors.same();
+  }
+
+  /**
+   * The link to a region that is gone has stopped: what it never sent, and (if so configured)
+   * what the region never acknowledged, goes to the shards' next homes ahead of anything held
+   * for them since.
+   */
+  private Behavior<Object> onLinkClosed(DeliveryLink.Closed closed) {
+    ActorRef<Object> region = closed.destination();
+    links.remove(region);
+    List<Object> back = new ArrayList<>();
+    if (spec.settings().remoteDelivery().redeliverUnacknowledgedAfterCrash()) {
+      back.addAll(closed.unacknowledged());
+    } else if (!closed.unacknowledged().isEmpty()) {
+      log.warn("Entity type [{}]: region {} is gone without acknowledging {} message(s); they may have been lost "
+          + "with it (shardkit.sharding.remote-delivery.redeliver-unacknowledged-after-crash = on sends such "
+          + "messages to the shards' new homes)", spec.typeName(), region, closed.unacknowledged().size());
+    }
+    back.addAll(closed.unsent());
+    Map<String, List<Object>> byShard = new java.util.LinkedHashMap<>();
+    for (Object item : back) {
+      if (item instanceof Deliver d) {
+        byShard.computeIfAbsent(d.shardId(), k -> new ArrayList<>()).add(d);
+      }
+      // A hand-off marker for a region that is gone has nobody to reach; its hand-off ends with it.
+    }
+    byShard.forEach(buffers::prepend);
+    if (!byShard.isEmpty()) {
+      log.info("Entity type [{}]: {} message(s) for {} shard(s) of region {} go to their next homes",
+          spec.typeName(), byShard.values().stream().mapToInt(List::size).sum(), byShard.size(), region);
+    }
+    forgetRegion(region);
+    return afterChange();
+  }
+
+  private void forgetRegion(ActorRef<Object> region) {
+    List<String> lost = table.shardsOf(region);
+    table = table.withoutRegion(region);
+    spec.handle().publish(table);
+    // Messages held while its node was unreachable (or its link closed) wait for the shards' next homes.
+    buffers.keys().stream().filter(id -> table.knownHome(id) == null).forEach(this::requestHome);
+    log.info("Entity type [{}]: region {} is gone; {} shard(s) will get a new home when next used",
+        spec.typeName(), region, lost.size());
   }
 
   /**
@@ -427,7 +541,7 @@ public final class ShardRegion {
     if (reachable) {
       for (String shardId : affected) {
         for (Object held : buffers.drain(shardId)) {
-          route((Deliver) held);
+          route((Deliver) held, true);
         }
       }
     }
@@ -523,7 +637,7 @@ public final class ShardRegion {
         });
       }
     } else {
-      whenRouteClosed(shardId, () -> begin.owner().tell(new HandOffMarker(shardId, self, begin.handOffId())));
+      whenRouteClosed(shardId, () -> sendMarker(begin.owner(), new HandOffMarker(shardId, self, begin.handOffId())));
     }
     if (buffers.contains(shardId)) {
       requestHome(shardId);
@@ -561,28 +675,96 @@ public final class ShardRegion {
   }
 
   /**
+   * Sends a hand-off marker to the shard's owner through this region's link to it: behind every
+   * message for the shard this region (or a caller on its node) handed that link before.
+   */
+  private void sendMarker(ActorRef<Object> owner, HandOffMarker marker) {
+    if (deadRegions.contains(owner)) {
+      return;
+    }
+    outboxFor(owner).offerAlways(marker);
+  }
+
+  /**
    * Runs {@code action} once no caller can still send to the shard's old home by the shortcut:
    * the table without it is published, and no caller is between reading a table and sending.
    */
   private void whenRouteClosed(String shardId, Runnable action) {
-    for (int spins = 0; spins < 200; spins++) {
-      if (spec.handle().shortcutsQuiet(shardId)) {
-        action.run();
-        return;
-      }
-      Thread.onSpinWait();
-    }
-    // A caller was preempted mid-send: look again shortly rather than block the region.
-    waitingForRouteClosed.computeIfAbsent(shardId, k -> new ArrayList<>()).add(action);
-    timers.startSingleTimer(new RouteClosedCheck(shardId), Duration.ofMillis(1));
+    whenQuiet(() -> spec.handle().shortcutsQuiet(shardId), action);
   }
 
-  private Behavior<Object> onRouteClosedCheck(RouteClosedCheck check) {
-    List<Runnable> actions = waitingForRouteClosed.remove(check.shardId());
-    if (actions != null) {
-      actions.forEach(a -> whenRouteClosed(check.shardId(), a));
+  /**
+   * Runs {@code action} once {@code quiet} holds. Actions run in the order they were asked for:
+   * once one has to wait, every later one waits behind it.
+   */
+  private void whenQuiet(BooleanSupplier quiet, Runnable action) {
+    if (waitingForQuiet.isEmpty()) {
+      for (int spins = 0; spins < 200; spins++) {
+        if (quiet.getAsBoolean()) {
+          action.run();
+          return;
+        }
+        Thread.onSpinWait();
+      }
+    }
+    // A caller was preempted mid-send: look again shortly rather than block the region.
+    waitingForQuiet.add(new QuietWait(quiet, action));
+    timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1));
+  }
+
+  private Behavior<Object> onQuietCheck() {
+    List<QuietWait> waiting = List.copyOf(waitingForQuiet);
+    waitingForQuiet.clear();
+    waiting.forEach(w -> whenQuiet(w.quiet(), w.action()));
+    return Behaviors.same();
+  }
+
+  // ---- remote delivery
+
+  /** This region's link to {@code destination}, started on first use. */
+  private Outbox outboxFor(ActorRef<Object> destination) {
+    Outbox outbox = links.get(destination);
+    if (outbox == null) {
+      outbox = new Outbox(destination, spec.settings().bufferSize());
+      ActorRef<Object> link = context.spawn(DeliveryLink.create(outbox, spec.settings().remoteDelivery(), serializer,
+          drops, maximumFrameSize), "link-" + (++linkCount));
+      outbox.attach(link);
+      links.put(destination, outbox);
+    }
+    return outbox;
+  }
+
+  /** A batch from another region's link: delivered if it is the next in that link's sequence. */
+  private Behavior<Object> onDeliveryBatch(DeliveryBatch batch) {
+    ActorRef<Object> link = batch.link();
+    boolean known = inbound.knows(link);
+    switch (inbound.offer(link, batch.seq())) {
+      case DELIVER -> {
+        if (!known) {
+          context.watchWith(link, new InboundLinkTerminated(link));
+        }
+        for (Object item : batch.items()) {
+          if (item instanceof Deliver d) {
+            onDeliver(d);
+          } else if (item instanceof HandOffMarker m) {
+            onHandOffMarker(m);
+          } else if (item instanceof UndeliverableItem u) {
+            drop(u, "a message for entity [" + u.entityId() + "] from " + link.path().address()
+                + " could not be read: " + u.reason());
+          }
+        }
+        link.tell(new DeliveryAck(batch.seq()));
+      }
+      case DUPLICATE -> link.tell(new DeliveryAck(inbound.lastDelivered(link)));
+      case GAP -> log.debug("Entity type [{}]: batch {} from {} arrived before batch {}; waiting for the resend",
+          spec.typeName(), batch.seq(), link, inbound.lastDelivered(link) + 1);
     }
     return Behaviors.same();
+  }
+
+  /** Messages waiting in this region's links or sent and not yet acknowledged. */
+  private int inLinks() {
+    return links.values().stream().mapToInt(Outbox::pending).sum();
   }
 
   // ---- graceful shutdown
@@ -603,6 +785,11 @@ public final class ShardRegion {
   /** Stops a shutting-down region once it hosts nothing and holds nothing. */
   private Behavior<Object> afterChange() {
     if (shuttingDown && table.localShards().isEmpty() && handOffs.isEmpty() && buffers.total() == 0) {
+      if (inLinks() > 0) {
+        // What this node sent to others is on its way: stop once it has been acknowledged.
+        timers.startSingleTimer(LinksFlushedCheck.INSTANCE, Duration.ofMillis(20));
+        return Behaviors.same();
+      }
       shutdownWaiters.forEach(w -> w.tell(org.apache.pekko.Done.getInstance()));
       log.info("Entity type [{}]: region shut down gracefully", spec.typeName());
       return Behaviors.stopped();
@@ -622,7 +809,7 @@ public final class ShardRegion {
   // ---- inspection
 
   private Behavior<Object> onGetLocalState(GetLocalState get) {
-    int held = buffers.total();
+    int held = buffers.total() + inLinks();
     long dropped = drops.total();
     ShardingSettings settings = spec.settings();
     collect(get.timeout(), shards -> get.replyTo().tell(new LocalState(new ShardRegionState(

@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.internal;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -77,4 +78,26 @@ public sealed interface ShardingProtocol {
 
   /** Region → coordinator: move all my shards away, I am shutting down. */
   record GracefulShutdownReq(ActorRef<Object> region) implements ShardingProtocol {}
+
+  /**
+   * Sending region's link → receiving region: the {@code seq}-th batch (from 1) of what the link
+   * carries, in the order it was handed over. Items are {@link Deliver}s and {@link HandOffMarker}s
+   * (and, after decoding, {@link UndeliverableItem}s for those that could not be read). The
+   * receiver takes batches strictly in sequence, once each, and answers every one with a
+   * {@link DeliveryAck}; a batch that is not acknowledged in time is sent again.
+   */
+  record DeliveryBatch(ActorRef<Object> link, long seq, List<Object> items) implements ShardingProtocol {
+    public DeliveryBatch {
+      items = List.copyOf(items);
+    }
+  }
+
+  /** Receiving region → link: every batch up to and including {@code seq} is delivered. */
+  record DeliveryAck(long seq) implements ShardingProtocol {}
+
+  /**
+   * A batch item the receiver could not decode (its payload's serializer failed, or it is of a
+   * kind this version does not know): reported and dropped, while the rest of the batch goes on.
+   */
+  record UndeliverableItem(String typeName, String entityId, String reason) {}
 }

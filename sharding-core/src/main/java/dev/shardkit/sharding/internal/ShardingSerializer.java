@@ -8,6 +8,9 @@ import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
+import dev.shardkit.sharding.internal.ShardingProtocol.UndeliverableItem;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
@@ -17,9 +20,11 @@ import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import java.io.NotSerializableException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -66,11 +71,21 @@ import scala.util.Try;
  *   <tr><td>{@code HM}</td><td>HandOffMarker</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code SS}</td><td>ShardStopped</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code GD}</td><td>GracefulShutdownReq</td><td>ref region</td></tr>
+ *   <tr><td>{@code DB}</td><td>DeliveryBatch</td><td>ref link, uvarlong seq, uvarint n, n &times; item</td></tr>
+ *   <tr><td>{@code DA}</td><td>DeliveryAck</td><td>uvarlong seq</td></tr>
  * </table>
+ *
+ * <p>A batch <b>item</b> is one tag byte, then a uvarint length, then that many bytes: for tag
+ * {@code 'D'} the fields of a Deliver (as under manifest {@code D}), for {@code 'M'} those of a
+ * HandOffMarker. The length lets a reader skip an item of a tag it does not know, or fields a
+ * later version appends to one it does. An item whose payload cannot be deserialized comes back
+ * as an {@link UndeliverableItem} and the rest of the batch is read: one bad message must not
+ * make its whole batch (and every resend of it) unreadable.
  *
  * <ul>
  *   <li><b>uvarint</b>: unsigned little-endian base-128 varint, 1&ndash;5 bytes.
  *   <li><b>svarint</b>: an int zigzag-mapped to unsigned, then as uvarint.
+ *   <li><b>uvarlong</b>: a non-negative long as uvarint, 1&ndash;9 bytes.
  *   <li><b>str</b>: uvarint (UTF-8 byte length + 1), then the bytes; a length of 0 is null. An
  *       unpaired surrogate is written as the 3-byte sequence of its value (WTF-8), so every Java
  *       string comes back unchanged.
@@ -105,6 +120,11 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
   static final String HAND_OFF_MARKER = "HM";
   static final String SHARD_STOPPED = "SS";
   static final String GRACEFUL_SHUTDOWN = "GD";
+  static final String DELIVERY_BATCH = "DB";
+  static final String DELIVERY_ACK = "DA";
+
+  static final byte ITEM_DELIVER = 'D';
+  static final byte ITEM_MARKER = 'M';
 
   private final ExtendedActorSystem system;
   private final int identifier;
@@ -168,6 +188,10 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       return SHARD_STOPPED;
     } else if (o instanceof GracefulShutdownReq) {
       return GRACEFUL_SHUTDOWN;
+    } else if (o instanceof DeliveryBatch) {
+      return DELIVERY_BATCH;
+    } else if (o instanceof DeliveryAck) {
+      return DELIVERY_ACK;
     }
     throw cannotHandle(o);
   }
@@ -175,13 +199,27 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
   @Override
   public byte[] toBinary(Object o) {
     if (o instanceof Deliver d) {
-      Payload payload = serializePayload(d.message(),
-          () -> "for entity [" + d.entityId() + "] of type [" + d.typeName() + "]");
-      BinaryWriter w = new BinaryWriter(24 + payload.sizeHint());
-      w.writeString(d.typeName());
-      w.writeString(d.shardId());
-      w.writeString(d.entityId());
-      payload.writeTo(w);
+      return deliverBytes(d);
+    } else if (o instanceof DeliveryBatch b) {
+      int size = 96;
+      List<EncodedItem> items = new ArrayList<>(b.items().size());
+      for (Object item : b.items()) {
+        EncodedItem encoded = item instanceof EncodedItem e ? e : encodeItem(item);
+        items.add(encoded);
+        size += encoded.size();
+      }
+      BinaryWriter w = new BinaryWriter(size);
+      writeRef(w, b.link());
+      w.writeVarULong(b.seq());
+      w.writeVarUInt(items.size());
+      for (EncodedItem item : items) {
+        w.writeByte(item.kind());
+        w.writeBytes(item.bytes());
+      }
+      return w.toByteArray();
+    } else if (o instanceof DeliveryAck a) {
+      BinaryWriter w = new BinaryWriter(10);
+      w.writeVarULong(a.seq());
       return w.toByteArray();
     } else if (o instanceof ShardingEnvelope<?> e) {
       Payload payload = serializePayload(e.message(),
@@ -255,13 +293,20 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
     BinaryReader r = new BinaryReader(bytes);
     try {
       switch (manifest) {
-        case DELIVER: {
-          String typeName = r.readString();
-          String shardId = r.readString();
-          String entityId = r.readString();
-          Object message = readPayload(r, () -> "for entity [" + entityId + "] of type [" + typeName + "]");
-          return new Deliver(typeName, shardId, entityId, message);
+        case DELIVER:
+          return readDeliver(r);
+        case DELIVERY_BATCH: {
+          ActorRef<Object> link = readRef(r);
+          long seq = r.readVarULong();
+          int n = r.readVarUInt();
+          List<Object> items = new ArrayList<>(Math.min(n, r.remaining()));
+          for (int i = 0; i < n; i++) {
+            items.add(readItem(r));
+          }
+          return new DeliveryBatch(link, seq, items);
         }
+        case DELIVERY_ACK:
+          return new DeliveryAck(r.readVarULong());
         case ENVELOPE: {
           String entityId = r.readString();
           Object message = readPayload(r, () -> "for entity [" + entityId + "] in a ShardingEnvelope");
@@ -335,6 +380,69 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       wrapped.initCause(e);
       throw wrapped;
     }
+  }
+
+  /**
+   * Turns a Deliver or a HandOffMarker into a batch item.
+   *
+   * @throws IllegalArgumentException naming the entity, if a Deliver's message cannot be
+   *     serialized
+   */
+  EncodedItem encodeItem(Object item) {
+    if (item instanceof Deliver d) {
+      return new EncodedItem(d, ITEM_DELIVER, deliverBytes(d));
+    } else if (item instanceof HandOffMarker m) {
+      return new EncodedItem(m, ITEM_MARKER, shardRefAndMove(m.shardId(), m.region(), m.handOffId()));
+    }
+    throw new IllegalArgumentException("a delivery batch carries only Deliver and HandOffMarker, got "
+        + (item == null ? "null" : item.getClass().getName()));
+  }
+
+  private byte[] deliverBytes(Deliver d) {
+    Payload payload = serializePayload(d.message(),
+        () -> "for entity [" + d.entityId() + "] of type [" + d.typeName() + "]");
+    BinaryWriter w = new BinaryWriter(24 + payload.sizeHint());
+    w.writeString(d.typeName());
+    w.writeString(d.shardId());
+    w.writeString(d.entityId());
+    payload.writeTo(w);
+    return w.toByteArray();
+  }
+
+  private Deliver readDeliver(BinaryReader r) throws NotSerializableException {
+    String typeName = r.readString();
+    String shardId = r.readString();
+    String entityId = r.readString();
+    Object message = readPayload(r, () -> "for entity [" + entityId + "] of type [" + typeName + "]");
+    return new Deliver(typeName, shardId, entityId, message);
+  }
+
+  /** One batch item; one that cannot be read becomes an {@link UndeliverableItem}. */
+  private Object readItem(BinaryReader r) {
+    byte kind = r.readByte();
+    int length = r.readSectionLength();
+    int end = r.position() + length;
+    Object item;
+    if (kind == ITEM_DELIVER) {
+      String typeName = null;
+      String entityId = null;
+      try {
+        typeName = r.readString();
+        String shardId = r.readString();
+        entityId = r.readString();
+        String where = "for entity [" + entityId + "] of type [" + typeName + "]";
+        item = new Deliver(typeName, shardId, entityId, readPayload(r, () -> where));
+      } catch (NotSerializableException | IllegalArgumentException e) {
+        item = new UndeliverableItem(typeName, entityId, e.getMessage());
+      }
+    } else if (kind == ITEM_MARKER) {
+      item = new HandOffMarker(r.readString(), readRef(r), r.readVarInt());
+    } else {
+      item = new UndeliverableItem(null, null, "a batch item of kind 0x" + Integer.toHexString(kind & 0xFF)
+          + " that this shardkit version does not know (sent by a newer version?)");
+    }
+    r.skipTo(end);
+    return item;
   }
 
   private byte[] refOnly(ActorRef<?> ref) {

@@ -36,6 +36,13 @@ class RoutingTableTest {
     region2 = testKit.createTestProbe(Object.class).ref();
   }
 
+  private static final Map<ActorRef<Object>, Outbox> OUTBOXES = new java.util.HashMap<>();
+
+  /** A remote home; one outbox per region, as a region keeps one link per destination. */
+  private static Remote remote(ActorRef<Object> region) {
+    return new Remote(region, OUTBOXES.computeIfAbsent(region, r -> new Outbox(r, 10)));
+  }
+
   @AfterAll
   static void stopTestKit() {
     testKit.shutdownTestKit();
@@ -56,9 +63,9 @@ class RoutingTableTest {
   void homesAndTheirTargets() {
     RoutingTable t = RoutingTable.empty()
         .withHome("1", new Local(shardA))
-        .withHome("2", new Remote(region1));
+        .withHome("2", remote(region1));
     assertEquals(new Local(shardA), t.home("1"));
-    assertEquals(new Remote(region1), t.home("2"));
+    assertEquals(remote(region1), t.home("2"));
     assertSame(shardA, t.target("1"));
     assertSame(region1, t.target("2"));
     assertNull(t.target("3"));
@@ -68,15 +75,15 @@ class RoutingTableTest {
   @Test
   void homeTargets() {
     Home local = new Local(shardB);
-    Home remote = new Remote(region2);
+    Home remote = remote(region2);
     assertSame(shardB, local.target());
     assertSame(region2, remote.target());
   }
 
   @Test
   void withHomeReplacesAnEarlierHome() {
-    RoutingTable remote = RoutingTable.empty().withHome("1", new Remote(region1));
-    RoutingTable moved = remote.withHome("1", new Remote(region2));
+    RoutingTable remote = RoutingTable.empty().withHome("1", remote(region1));
+    RoutingTable moved = remote.withHome("1", remote(region2));
     RoutingTable local = moved.withHome("1", new Local(shardA));
     assertSame(region2, moved.target("1"));
     assertSame(shardA, local.target("1"));
@@ -88,7 +95,7 @@ class RoutingTableTest {
   void withoutForgetsOneShard() {
     RoutingTable t = RoutingTable.empty()
         .withHome("1", new Local(shardA))
-        .withHome("2", new Remote(region1));
+        .withHome("2", remote(region1));
     RoutingTable less = t.without("1");
     assertNull(less.home("1"));
     assertSame(region1, less.target("2"));
@@ -101,9 +108,9 @@ class RoutingTableTest {
   @Test
   void withoutRegionForgetsOnlyThatRegionsShards() {
     RoutingTable t = RoutingTable.empty()
-        .withHome("1", new Remote(region1))
-        .withHome("2", new Remote(region2))
-        .withHome("3", new Remote(region1))
+        .withHome("1", remote(region1))
+        .withHome("2", remote(region2))
+        .withHome("3", remote(region1))
         .withHome("4", new Local(shardA));
     RoutingTable less = t.withoutRegion(region1);
     assertNull(less.home("1"));
@@ -127,9 +134,9 @@ class RoutingTableTest {
     RoutingTable t = RoutingTable.empty()
         .withHome("1", new Local(shardA))
         .withHome("2", new Local(shardB))
-        .withHome("3", new Remote(region1))
-        .withHome("4", new Remote(region2))
-        .withHome("5", new Remote(region1));
+        .withHome("3", remote(region1))
+        .withHome("4", remote(region2))
+        .withHome("5", remote(region1));
     assertEquals(Map.of("1", shardA, "2", shardB), t.localShards());
     assertEquals(Set.of("3", "5"), new HashSet<>(t.shardsOf(region1)));
     assertEquals(2, t.shardsOf(region1).size());
@@ -141,8 +148,8 @@ class RoutingTableTest {
   void tablesAreImmutable() {
     RoutingTable t0 = RoutingTable.empty();
     RoutingTable t1 = t0.withHome("1", new Local(shardA));
-    RoutingTable t2 = t1.withHome("2", new Remote(region1));
-    RoutingTable t3 = t2.withHome("1", new Remote(region2));
+    RoutingTable t2 = t1.withHome("2", remote(region1));
+    RoutingTable t3 = t2.withHome("1", remote(region2));
     RoutingTable t4 = t3.without("2");
     RoutingTable t5 = t3.withoutRegion(region2);
 
@@ -166,7 +173,7 @@ class RoutingTableTest {
 
   @Test
   void derivedMapsAreCopies() {
-    RoutingTable t = RoutingTable.empty().withHome("1", new Local(shardA)).withHome("2", new Remote(region1));
+    RoutingTable t = RoutingTable.empty().withHome("1", new Local(shardA)).withHome("2", remote(region1));
     Map<String, ActorRef<Object>> local = t.localShards();
     try {
       local.clear();
@@ -189,23 +196,44 @@ class RoutingTableTest {
     org.apache.pekko.actor.Address node = region1.path().address();
     RoutingTable t = RoutingTable.empty()
         .withHome("1", new Local(shardA))
-        .withHome("2", new Remote(region1))
-        .withHome("3", new Remote(region2))
+        .withHome("2", remote(region1))
+        .withHome("3", remote(region2))
         .withUnreachable(Set.of(node));
     assertEquals(new Local(shardA), t.home("1"), "a local shard is never held");
     assertNull(t.home("2"));
     assertNull(t.target("3"));
-    assertEquals(new Remote(region1), t.knownHome("2"));
+    assertEquals(remote(region1), t.knownHome("2"));
     assertTrue(t.isHeld(t.knownHome("3")));
     assertEquals(Set.of("2", "3"), new HashSet<>(t.shardsOn(node)));
 
-    RoutingTable added = t.withHome("4", new Remote(region1));
+    RoutingTable added = t.withHome("4", remote(region1));
     assertNull(added.home("4"), "a home added later on the same node is held too");
     assertEquals(Set.of(node), added.without("2").unreachable());
 
     RoutingTable back = added.withUnreachable(Set.of());
-    assertEquals(new Remote(region1), back.home("2"));
+    assertEquals(remote(region1), back.home("2"));
     assertEquals(region2, back.target("3"));
     assertTrue(back.withoutRegion(region1).shardsOn(node).equals(List.of("3")));
+  }
+
+  @Test
+  void aClosingRegionsShardsAreHeldUntilItIsForgotten() {
+    RoutingTable t = RoutingTable.empty()
+        .withHome("1", remote(region1))
+        .withHome("2", remote(region2))
+        .withHome("3", new Local(shardA));
+    RoutingTable closing = t.withClosing(region1);
+    assertTrue(closing.isClosing(region1));
+    assertNull(closing.home("1"), "held while the link to the gone region closes");
+    assertEquals(remote(region1), closing.knownHome("1"));
+    assertSame(region2, closing.target("2"));
+    assertSame(shardA, closing.target("3"));
+    assertSame(closing, closing.withClosing(region1));
+
+    RoutingTable forgotten = closing.withoutRegion(region1);
+    assertTrue(!forgotten.isClosing(region1));
+    assertNull(forgotten.knownHome("1"));
+    RoutingTable placedAgain = forgotten.withHome("1", remote(region1));
+    assertSame(region1, placedAgain.target("1"), "a region no longer closing is routable again");
   }
 }

@@ -159,7 +159,12 @@ class ShardingSerializerTest {
         new BeginHandOff("12", regionRef, Set.of(regionRef, remoteRef), -123_456_789),
         new ShardingProtocol.HandOffMarker("12", remoteRef, Integer.MIN_VALUE),
         new ShardingProtocol.ShardStopped("12", regionRef, Integer.MAX_VALUE),
-        new ShardingProtocol.GracefulShutdownReq(regionRef));
+        new ShardingProtocol.GracefulShutdownReq(regionRef),
+        new ShardingProtocol.DeliveryBatch(regionRef, 1L << 40, List.of(
+            new Deliver("Counter", "12", "id-1", "hello"),
+            new ShardingProtocol.HandOffMarker("12", remoteRef, 7),
+            new Deliver("Counter", "13", "id-ü", new Greeting("hi", 2)))),
+        new ShardingProtocol.DeliveryAck(Long.MAX_VALUE));
   }
 
   @ParameterizedTest
@@ -396,5 +401,51 @@ class ShardingSerializerTest {
     String manifest = Serializers.manifestFor(serializer, message);
     byte[] bytes = serialization.serialize(message).get();
     return serialization.deserialize(bytes, serializer.identifier(), manifest).get();
+  }
+
+  @Test
+  void aBatchOfItemsEncodedByTheLinkReadsBackAsTheMessagesTheyCameFrom() {
+    ShardingSerializer s = shardingSerializer();
+    Deliver first = new Deliver("Counter", "1", "a", new Greeting("one", 1));
+    ShardingProtocol.HandOffMarker marker = new ShardingProtocol.HandOffMarker("1", regionRef, 3);
+    Deliver second = new Deliver("Counter", "1", "a", "two");
+    var encoded = new ShardingProtocol.DeliveryBatch(probe.getRef(), 9,
+        List.of(s.encodeItem(first), s.encodeItem(marker), s.encodeItem(second)));
+    assertEquals(new ShardingProtocol.DeliveryBatch(probe.getRef(), 9, List.of(first, marker, second)),
+        roundTrip(encoded));
+  }
+
+  @Test
+  void anItemWhosePayloadCannotBeReadDoesNotTakeTheRestOfItsBatchWithIt() throws Exception {
+    ShardingSerializer s = shardingSerializer();
+    BinaryWriter bad = new BinaryWriter(32);
+    bad.writeString("Counter");
+    bad.writeString("12");
+    bad.writeString("id-bad");
+    bad.writeVarInt(987_654);
+    bad.writeString("");
+    bad.writeBytes("x".getBytes(StandardCharsets.UTF_8));
+    Deliver good = new Deliver("Counter", "12", "id-good", "fine");
+    var batch = new ShardingProtocol.DeliveryBatch(probe.getRef(), 1, List.of(
+        new EncodedItem(null, ShardingSerializer.ITEM_DELIVER, bad.toByteArray()),
+        new EncodedItem(null, (byte) 'Z', new byte[] {1, 2, 3}),
+        s.encodeItem(good)));
+    var back = (ShardingProtocol.DeliveryBatch) s.fromBinary(s.toBinary(batch), ShardingSerializer.DELIVERY_BATCH);
+    assertEquals(3, back.items().size());
+    var unreadable = assertInstanceOf(ShardingProtocol.UndeliverableItem.class, back.items().get(0));
+    assertEquals("id-bad", unreadable.entityId());
+    assertEquals("Counter", unreadable.typeName());
+    assertTrue(unreadable.reason().contains("987654"), unreadable.reason());
+    var unknown = assertInstanceOf(ShardingProtocol.UndeliverableItem.class, back.items().get(1));
+    assertTrue(unknown.reason().contains("0x5a"), unknown.reason());
+    assertEquals(good, back.items().get(2));
+  }
+
+  @Test
+  void encodingAnItemWithAnUnboundPayloadFailsNamingTheEntity() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> shardingSerializer().encodeItem(new Deliver("Counter", "12", "id-9", new Unbound(1))));
+    assertTrue(e.getMessage().contains("id-9") && e.getMessage().contains(Unbound.class.getName()), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> shardingSerializer().encodeItem("not an item"));
   }
 }

@@ -30,9 +30,6 @@ public final class TestCluster implements AutoCloseable {
           serialization-bindings { "dev.shardkit.sharding.testkit.CborSerializable" = jackson-cbor }
         }
         remote.artery.canonical { hostname = 127.0.0.1, port = 0 }
-        # Tests blast tens of thousands of messages without flow control; Artery drops what
-        # overflows its outbound queue (3072 by default), which is remoting's limit, not sharding's.
-        remote.artery.advanced.outbound-message-queue-size = 250000
         cluster {
           jmx.multi-mbeans-in-same-jvm = on
           downing-provider-class = "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider"

@@ -56,14 +56,29 @@ class MovesDuringBurstsTest {
     return ids;
   }
 
-  @Test
-  void aRebalanceDuringBurstsLosesNothing() throws Exception {
-    cluster = new TestCluster("RebalanceBurst").startNodes(3);
+  /** Three nodes whose shards are spread and started, every entity having had one message. */
+  List<String> threeBusyNodes(String name) {
+    cluster = new TestCluster(name).startNodes(3);
     cluster.systems().forEach(this::startSharding);
     List<String> entities = entities();
     warmUp(entities);
     TestCluster.await(Duration.ofSeconds(30), () -> RebalanceTest.balanced(RebalanceTest.stats(cluster.system(0), KEY),
         3), "the shards spread over three regions");
+    return entities;
+  }
+
+  /** Waits for the ledger to account for every message sent, and checks it. */
+  void assertDelivered(String what, List<String> entities, Map<String, Integer> sent) throws Exception {
+    Ledger.Report report = ledger.awaitAndCheck(entities, sent, Duration.ofSeconds(60));
+    System.out.println("MovesDuringBurstsTest [" + what + "]: " + report);
+    assertTrue(report.clean(), "ledger: " + report);
+    assertTrue(entities.stream().anyMatch(id -> ledger.incarnations(id) > 1), "entities moved during the bursts");
+    assertNothingDropped();
+  }
+
+  @Test
+  void aRebalanceDuringBurstsLosesNothing() throws Exception {
+    List<String> entities = threeBusyNodes("RebalanceBurst");
     ActorSystem<Void> fourth = cluster.addWithRoles();
     cluster.awaitUp(4);
     Map<String, ActorSystem<?>> senders = new HashMap<>();
@@ -74,33 +89,18 @@ class MovesDuringBurstsTest {
     Bursts bursts = new Bursts(senders, KEY, entities, 16, 4, Duration.ofMillis(300));
     TestCluster.await(Duration.ofSeconds(30), () -> RebalanceTest.balanced(RebalanceTest.stats(cluster.system(0), KEY),
         4), "the shards balanced over four regions");
-    Map<String, Integer> sent = bursts.await();
-    Ledger.Report report = ledger.awaitAndCheck(entities, sent, Duration.ofSeconds(60));
-    System.out.println("MovesDuringBurstsTest [rebalance]: " + report);
-    assertTrue(report.clean(), "ledger: " + report);
-    assertTrue(entities.stream().anyMatch(id -> ledger.incarnations(id) > 1), "entities moved during the bursts");
-    assertNothingDropped();
+    assertDelivered("rebalance", entities, bursts.await());
   }
 
   @Test
   void aGracefulLeaveDuringBurstsLosesNothing() throws Exception {
-    cluster = new TestCluster("LeaveBurst").startNodes(3);
-    cluster.systems().forEach(this::startSharding);
-    List<String> entities = entities();
-    warmUp(entities);
-    TestCluster.await(Duration.ofSeconds(30), () -> RebalanceTest.stats(cluster.system(0), KEY).shardCount() == SHARDS,
-        "every shard placed");
+    List<String> entities = threeBusyNodes("LeaveBurst");
     ActorSystem<Void> leaving = cluster.system(2);
     Map<String, ActorSystem<?>> senders = Map.of("node-0", cluster.system(0), "node-1", cluster.system(1));
     Bursts bursts = new Bursts(senders, KEY, entities, 16, 4, Duration.ofMillis(300));
     Thread.sleep(800);
     cluster.leave(leaving);
-    Map<String, Integer> sent = bursts.await();
-    Ledger.Report report = ledger.awaitAndCheck(entities, sent, Duration.ofSeconds(60));
-    System.out.println("MovesDuringBurstsTest [graceful leave]: " + report);
-    assertTrue(report.clean(), "ledger: " + report);
-    assertTrue(entities.stream().anyMatch(id -> ledger.incarnations(id) > 1), "the leaving node's entities moved");
-    assertNothingDropped();
+    assertDelivered("graceful leave", entities, bursts.await());
   }
 
   void assertNothingDropped() throws Exception {

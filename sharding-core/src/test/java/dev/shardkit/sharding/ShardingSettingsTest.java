@@ -63,6 +63,26 @@ class ShardingSettingsTest {
   }
 
   @Test
+  void remoteDeliveryDefaultsOverridesAndLimits() {
+    assertEquals(new RemoteDeliverySettings(1000, 64 * 1024, 8, Duration.ofSeconds(1), false),
+        defaults().remoteDelivery());
+    assertEquals(new RemoteDeliverySettings(10, 2048, 2, Duration.ofMillis(300), true),
+        withOverride("remote-delivery { batch-max-messages = 10, batch-max-bytes = 2KiB, "
+            + "max-unacknowledged-batches = 2, resend-after = 300ms, redeliver-unacknowledged-after-crash = on }")
+            .remoteDelivery());
+    assertRejected("remote-delivery.batch-max-messages = 0", "remote-delivery.batch-max-messages");
+    assertRejected("remote-delivery.batch-max-bytes = 100", "remote-delivery.batch-max-bytes");
+    assertRejected("remote-delivery.max-unacknowledged-batches = 0", "remote-delivery.max-unacknowledged-batches");
+    assertRejected("remote-delivery.resend-after = 0s", "remote-delivery.resend-after");
+    assertRejected("remote-delivery.redeliver-unacknowledged-after-crash = maybe",
+        "redeliver-unacknowledged-after-crash");
+    ShardingSettings redelivering = defaults().withRemoteDelivery(
+        defaults().remoteDelivery().withRedeliverUnacknowledgedAfterCrash(true));
+    assertTrue(redelivering.remoteDelivery().redeliverUnacknowledgedAfterCrash());
+    assertEquals(defaults().bufferSize(), redelivering.bufferSize());
+  }
+
+  @Test
   void defaultStrategyUsesTheConfiguredLimits() {
     LeastShardAllocationStrategy strategy = defaults().leastShardAllocationStrategy();
     // threshold 1, absolute limit 20, relative limit 0.1

@@ -197,18 +197,50 @@ class BadInputTest {
     }, "the shard goes on serving");
   }
 
-  @Test
-  void anUnserializableMessageForARemoteEntityIsReportedClearly() throws Exception {
-    // Find an entity that lives on node 1, so node 0 must send across the network.
-    String remoteId = null;
+  /** An entity that lives on node 1 (so node 0 must send across the network), having had one message. */
+  static String entityOnNode1(String prefix) throws Exception {
     String node1 = cluster.address(1).toString();
-    for (int i = 0; i < 200 && remoteId == null; i++) {
-      ClusterSharding.get(cluster.system(0)).entityRefFor(KEY, "u-" + i).tell(new Msg("s", 1));
-      if (report(KEY, "u-" + i).host().equals(node1)) {
-        remoteId = "u-" + i;
+    for (int i = 0; i < 200; i++) {
+      ClusterSharding.get(cluster.system(0)).entityRefFor(KEY, prefix + i).tell(new Msg("s", 1));
+      if (report(KEY, prefix + i).host().equals(node1)) {
+        return prefix + i;
       }
     }
-    assertTrue(remoteId != null, "some entity lives on node 1");
+    throw new AssertionError("no entity " + prefix + "* lives on node 1");
+  }
+
+  @Test
+  void aMessageTooLargeForARemotingFrameIsReportedAndTheMessagesAroundItArrive() throws Exception {
+    String remoteId = entityOnNode1("big-");
+    long droppedBefore = ClusterSharding.get(cluster.system(0)).shardRegionState(KEY).toCompletableFuture()
+        .get(10, TimeUnit.SECONDS).droppedMessages();
+    EntityRef<Command> ref = ClusterSharding.get(cluster.system(0)).entityRefFor(KEY, remoteId);
+    // Warnings are rate-limited per region, and other tests here drop messages too: look at the
+    // dead letter, which carries the same reason.
+    TestProbe<Dropped> dropped = droppedProbe(cluster.system(0));
+    // Artery's frames hold 256 KiB by default; this one message is larger.
+    ref.tell(new Msg("s", 2));
+    ref.tell(new Msg("x".repeat(300_000), 1));
+    ref.tell(new Msg("s", 3));
+    dropped.fishForMessage(Duration.ofSeconds(10), d -> d.reason().contains("[" + remoteId + "]")
+        && d.reason().contains("does not fit in one remoting frame") && d.reason().contains("maximum-frame-size")
+        ? org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.complete()
+        : org.apache.pekko.actor.testkit.typed.javadsl.FishingOutcomes.continueAndIgnore());
+    TestCluster.await(Duration.ofSeconds(10), () -> {
+      try {
+        Report r = report(KEY, remoteId);
+        return r.received() == 3 && r.outOfOrder() == 0;
+      } catch (Exception e) {
+        return false;
+      }
+    }, remoteId + " got the messages before and after the large one, in order");
+    assertEquals(droppedBefore + 1, ClusterSharding.get(cluster.system(0)).shardRegionState(KEY).toCompletableFuture()
+        .get(10, TimeUnit.SECONDS).droppedMessages(), "the large message is counted as dropped");
+  }
+
+  @Test
+  void anUnserializableMessageForARemoteEntityIsReportedClearly() throws Exception {
+    String remoteId = entityOnNode1("u-");
     try (LogCapture logs = new LogCapture()) {
       ClusterSharding.get(cluster.system(0)).entityRefFor(KEY, remoteId)
           .tell(new Recorder.Unserializable("not for the wire"));

@@ -9,6 +9,7 @@ import dev.shardkit.benchmarks.harness.Report;
 import dev.shardkit.benchmarks.harness.Row;
 import dev.shardkit.benchmarks.harness.Scale;
 import dev.shardkit.benchmarks.workloads.RememberEntitiesRecovery;
+import dev.shardkit.benchmarks.workloads.RemoteThroughput;
 import dev.shardkit.benchmarks.workloads.Workload;
 import dev.shardkit.benchmarks.workloads.Workloads;
 import java.io.ByteArrayOutputStream;
@@ -21,9 +22,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The quick mode end to end: every workload runs for both libraries (each run in its own JVM)
- * and produces figures for both, and every remembered entity of the recovery workload comes back
- * after its node restarts; JMH runs every micro-benchmark once. No timing is asserted, and
- * nothing is written to docs/ (the report goes to target/ to check that it can be written).
+ * and produces figures for both, every remembered entity of the recovery workload comes back
+ * after its node restarts, and shardkit loses no message silently in the unpaced remote burst
+ * (and none at all with buffer-size above the burst); JMH runs every micro-benchmark once. No
+ * timing is asserted, and nothing is written to docs/ (the report goes to target/ to check that it
+ * can be written).
  */
 class QuickSuiteTest {
   @Test
@@ -41,10 +44,18 @@ class QuickSuiteTest {
     // Recovery is the one workload whose quick run checks a result and not only that figures exist:
     // every remembered entity must be alive again after the restart, for both libraries.
     int remembered = new RememberEntitiesRecovery().plan(new Scale(true, 1)).get(0).intParam("entities");
-    Row back = suite.sections().stream().flatMap(s -> s.rows().stream())
-        .filter(r -> r.figure().startsWith("entities alive again")).findFirst().orElseThrow();
+    Row back = row(suite, "entities alive again");
     assertEquals(remembered, back.shardkitMedian(), "shardkit's remembered entities alive again: " + back);
     assertEquals(remembered, back.pekkoMedian(), "Pekko's remembered entities alive again: " + back);
+
+    // The unpaced remote burst (larger than the default buffer-size): shardkit loses nothing
+    // silently (what it cannot hold is dropped, counted and warned), and nothing at all when its
+    // buffer-size is above the burst. One round, so the median is that round's count. Pekko's
+    // figures are reported, not asserted.
+    Row silently = row(suite, RemoteThroughput.BURST_LOST_SILENTLY);
+    assertEquals(0.0, silently.shardkitMedian(), "shardkit lost messages silently in the unpaced burst: " + silently);
+    Row lost = row(suite, RemoteThroughput.LARGE_BURST_LOST);
+    assertEquals(0.0, lost.shardkitMedian(), "shardkit lost messages in the burst below its buffer-size: " + lost);
 
     List<String> titles = Workloads.all().stream().map(Workload::title).toList();
     assertEquals(titles, suite.sections().stream().map(Report.Section::title).toList());
@@ -62,5 +73,12 @@ class QuickSuiteTest {
     Path doc = BenchmarkSuite.write(suite, docs);
     assertTrue(Files.readString(doc).contains(Report.END));
     assertTrue(Files.size(docs.resolve(BenchmarkSuite.CHART)) > 0);
+  }
+
+  /** The first row whose figure starts with {@code figure}. */
+  private static Row row(Report.Suite suite, String figure) {
+    return suite.sections().stream().flatMap(s -> s.rows().stream())
+        .filter(r -> r.figure().startsWith(figure)).findFirst()
+        .orElseThrow(() -> new AssertionError("no row [" + figure + "]"));
   }
 }

@@ -100,6 +100,18 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /**
+   * Writes a line to the child's stdin and waits for its answer: the next stdout line that starts
+   * with {@code replyPrefix}, returned without the prefix (for workloads that query a node in
+   * another JVM while they run).
+   *
+   * @throws IllegalStateException as {@link #awaitLine}
+   */
+  public String request(String line, String replyPrefix, Duration timeout) throws InterruptedException {
+    stdin.println(line);
+    return awaitLine(timeout, replyPrefix).substring(replyPrefix.length());
+  }
+
   private String exitCode() throws InterruptedException {
     return process.waitFor(5, TimeUnit.SECONDS) ? Integer.toString(process.exitValue()) : "still running";
   }

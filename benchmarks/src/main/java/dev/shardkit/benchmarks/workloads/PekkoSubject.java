@@ -3,6 +3,7 @@ package dev.shardkit.benchmarks.workloads;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -43,6 +44,8 @@ public final class PekkoSubject implements Subject {
   }
 
   private static Node start(ActorSystem<?> system, Entity<Counter.Command, ShardingEnvelope<Counter.Command>> entity) {
+    // Pekko's sharding counts no drops; its dead letters are counted from before it starts.
+    DeadLetterTally drops = DeadLetterTally.get(system);
     ClusterSharding sharding = ClusterSharding.get(system);
     ActorRef<ShardingEnvelope<Counter.Command>> region = sharding.init(entity);
     // The extractor Pekko uses by default (hash code modulo number-of-shards).
@@ -81,6 +84,11 @@ public final class PekkoSubject implements Subject {
                 replyTo -> new GetShardRegionState(KEY, replyTo), timeout, system.scheduler())
             .thenApply(s -> s.getShards().stream().map(ShardRegion.ShardState::shardId)
                 .collect(Collectors.toSet()));
+      }
+
+      @Override
+      public CompletionStage<Long> droppedMessages(Duration timeout) {
+        return CompletableFuture.completedFuture(drops.libraryDroppedAdds());
       }
     };
   }

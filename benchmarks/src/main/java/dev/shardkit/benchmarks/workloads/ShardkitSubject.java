@@ -77,6 +77,11 @@ public final class ShardkitSubject implements Subject {
         return sharding.shardRegionState(KEY, timeout).thenApply(s -> s.shards().stream()
             .map(ShardRegionState.ShardState::shardId).collect(Collectors.toSet()));
       }
+
+      @Override
+      public CompletionStage<Long> droppedMessages(Duration timeout) {
+        return sharding.shardRegionState(KEY, timeout).thenApply(ShardRegionState::droppedMessages);
+      }
     };
   }
 }

@@ -42,6 +42,16 @@ public interface Subject {
 
     /** The shards this node hosts, as the library reports them. */
     CompletionStage<Set<String>> localShards(Duration timeout);
+
+    /**
+     * Messages the library dropped on this node itself since the type started here, to dead
+     * letters, because a buffer was full or the input was bad: what it tells its user about, as
+     * opposed to what remoting drops under it. shardkit counts them in
+     * {@code ShardRegionState.droppedMessages()} (and warns, rate-limited); Pekko's sharding counts
+     * nothing, so for Pekko these are the {@link Counter.Add} messages that its sharding actors
+     * sent to dead letters (see {@link DeadLetterTally}).
+     */
+    CompletionStage<Long> droppedMessages(Duration timeout);
   }
 
   /** An entity reference of either library. */

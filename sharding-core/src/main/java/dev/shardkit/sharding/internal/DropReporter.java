@@ -62,6 +62,25 @@ public final class DropReporter {
     return false;
   }
 
+  /**
+   * Warns about the drops since the last warning once the interval has passed, if there were any:
+   * without it, a burst of drops that ends inside one interval would be reported by its first
+   * drop alone. The region calls it periodically.
+   *
+   * @return true if this call logged a warning
+   */
+  public synchronized boolean summarize() {
+    long now = clock.getAsLong();
+    if (droppedSinceWarning == 0 || now - lastWarning < intervalNanos) {
+      return false;
+    }
+    log.warn("Entity type [{}]: {} more message(s) dropped to dead letters since the last warning, {} in all",
+        typeName, droppedSinceWarning, dropped);
+    lastWarning = now;
+    droppedSinceWarning = 0;
+    return true;
+  }
+
   /** Messages dropped since this reporter was created. */
   public synchronized long total() {
     return dropped;

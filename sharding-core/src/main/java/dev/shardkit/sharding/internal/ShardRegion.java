@@ -203,6 +203,7 @@ public final class ShardRegion {
         .onMessage(RegisterAck.class, this::onRegisterAck)
         .onMessageEquals(RetryTick.INSTANCE, () -> {
           register();
+          drops.summarize();
           return Behaviors.same();
         }));
   }
@@ -211,6 +212,7 @@ public final class ShardRegion {
     return common(Behaviors.receive(Object.class)
         .onMessage(RegisterAck.class, this::onRegisterAck)
         .onMessageEquals(RetryTick.INSTANCE, () -> {
+          drops.summarize();
           // Shards held for an unreachable home already have one: asking would get the same answer.
           buffers.keys().stream().filter(id -> table.knownHome(id) == null).forEach(this::requestHome);
           if (shuttingDown && !spec.proxyOnly()) {

@@ -169,4 +169,24 @@ class DropReporterTest {
     assertEquals("x", d.message());
     assertEquals(1, r.total());
   }
+
+  @Test
+  void dropsAfterAWarningAreSummedUpOnceTheIntervalHasPassedEvenIfNoMoreCome() {
+    DropReporter r = reporter(INTERVAL);
+    assertFalse(r.summarize(), "nothing dropped, nothing to say");
+    r.dropped("first", "outbox full", RECIPIENT);
+    for (int i = 0; i < 149; i++) {
+      r.dropped("more-" + i, "outbox full", RECIPIENT);
+    }
+    assertEquals(1, warnings().size());
+    clock.addAndGet(INTERVAL_NANOS - 1);
+    assertFalse(r.summarize(), "not before the interval has passed");
+    clock.addAndGet(1);
+    assertTrue(r.summarize());
+    assertEquals(2, warnings().size());
+    assertTrue(warnings().get(1).contains("149 more message(s)") && warnings().get(1).contains("150 in all"),
+        warnings().get(1));
+    clock.addAndGet(INTERVAL_NANOS * 5);
+    assertFalse(r.summarize(), "everything was reported");
+  }
 }

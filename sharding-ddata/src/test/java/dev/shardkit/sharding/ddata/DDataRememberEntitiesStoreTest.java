@@ -13,6 +13,7 @@ import dev.shardkit.sharding.ddata.internal.RememberedShardsKey;
 import dev.shardkit.sharding.ddata.internal.Replicators;
 import dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
+import dev.shardkit.sharding.testkit.Network;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.io.File;
 import java.nio.file.Files;
@@ -144,6 +145,13 @@ class DDataRememberEntitiesStoreTest {
     assertTrue(!get(store(2, "Cart", "1").load()).contains("late"));
   }
 
+  /** A {@link CountingForwarder} to the node's remembered-entities replicator, as /system/counting. */
+  static ActorRef countingForwarder(ActorSystem<?> node, List<String> updatedKeys) {
+    ActorRef replicator = Replicators.get(node).entitiesReplicatorFor(BACKEND);
+    return ((ExtendedActorSystem) Adapter.toClassic(node)).systemActorOf(
+        Props.create(CountingForwarder.class, () -> new CountingForwarder(replicator, updatedKeys)), "counting");
+  }
+
   /** Forwards everything to the replicator, noting the key of every update on the way. */
   static final class CountingForwarder extends AbstractActor {
     private final ActorRef replicator;
@@ -170,9 +178,12 @@ class DDataRememberEntitiesStoreTest {
     ActorSystem<Void> node0 = cluster.system(0);
     Replicators replicators = Replicators.get(node0);
     List<String> updatedKeys = new CopyOnWriteArrayList<>();
-    ActorRef replicator = replicators.entitiesReplicatorFor(BACKEND);
-    ActorRef counting = ((ExtendedActorSystem) Adapter.toClassic(node0)).systemActorOf(
-        Props.create(CountingForwarder.class, () -> new CountingForwarder(replicator, updatedKeys)), "counting");
+    ActorRef counting = countingForwarder(node0, updatedKeys);
+    // A store finds the other replicas' replicators under its own replicator's path: the stand-in
+    // runs on every replica, as the replicator does.
+    for (int i = 1; i < 3; i++) {
+      countingForwarder(cluster.system(i), new CopyOnWriteArrayList<>());
+    }
     RememberEntitiesStore store = new DDataRememberEntitiesStore(node0, "Batch", "1", BACKEND, replicators.settings(),
         counting, replicators.lmdbDirectory(BACKEND));
     ShardEntitiesKeys keys = ShardEntitiesKeys.of("Batch", "1");

@@ -23,6 +23,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testkit.Network;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.List;

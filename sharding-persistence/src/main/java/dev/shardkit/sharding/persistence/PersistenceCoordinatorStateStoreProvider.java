@@ -30,10 +30,11 @@ public final class PersistenceCoordinatorStateStoreProvider implements Coordinat
    * Checks the settings on every hosting node, so that {@code ClusterSharding.start} fails with a
    * clear error instead of the coordinator later.
    *
-   * @throws IllegalArgumentException if {@code shardkit.sharding.persistence} is invalid
+   * @throws IllegalArgumentException if {@code shardkit.sharding.persistence} is invalid, or the
+   *     journal's JDBC driver is not on the classpath
    */
   @Override
   public void startOnNode(ActorSystem<?> system, String typeName, ShardingSettings settings) {
-    PersistenceStoreSettings.fromConfig(system.settings().config());
+    PersistenceStoreSettings.forNode(system);
   }
 }

@@ -39,13 +39,13 @@ public final class PersistenceRememberEntitiesStoreProvider implements RememberE
    * Checks the settings on every hosting node, so that {@code ClusterSharding.start} fails with a
    * clear error instead of the first shard (or the coordinator's {@link #rememberedShards}) later.
    *
-   * @throws IllegalArgumentException if {@code shardkit.sharding.persistence} is invalid, or its
-   *     {@code read-journal-plugin-id} reads another journal than {@code journal-plugin-id}
+   * @throws IllegalArgumentException if {@code shardkit.sharding.persistence} is invalid, its
+   *     {@code read-journal-plugin-id} reads another journal than {@code journal-plugin-id}, or the
+   *     journal's JDBC driver is not on the classpath
    */
   @Override
   public void startOnNode(ActorSystem<?> system, String typeName, ShardingSettings settings) {
-    PersistenceStoreSettings.fromConfig(system.settings().config())
-        .requireReadJournalOfJournal(system.settings().config());
+    PersistenceStoreSettings.forNode(system).requireReadJournalOfJournal(system.settings().config());
   }
 
   /**

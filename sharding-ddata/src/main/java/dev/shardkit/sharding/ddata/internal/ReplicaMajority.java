@@ -2,6 +2,8 @@ package dev.shardkit.sharding.ddata.internal;
 
 import dev.shardkit.sharding.ddata.DDataSettings;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -37,21 +39,30 @@ import scala.concurrent.duration.FiniteDuration;
  * nodes it needs at least (S + 1) / 2, and a read needs S / 2 + 1 of them).
  *
  * <p>A read first waits until the local replicator knows the cluster's members (a replicator that
- * does not yet know them reads only itself and finds nothing), and a read that times out is tried
- * again up to {@code read-retries} times. A write that times out fails at once: it may have
- * reached some replicas, and the store's caller retries it.
+ * does not yet know them reads only itself and finds nothing) and until the replicator runs on
+ * every Up replica ({@link ReplicaPresence}: a node that has not started shardkit yet would drop
+ * the read, which would then wait for its whole timeout), each up to {@code read-timeout}; a read
+ * that times out is tried again up to {@code read-retries} times. A write waits in the same way
+ * for the replicas' replicators (up to {@code write-timeout}); a write that times out fails at
+ * once: it may have reached some replicas, and the store's caller retries it.
  *
  * <p>Thread-safe; {@link #close} makes later reads and retries fail with the store's message.
  */
 public final class ReplicaMajority {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaMajority.class);
-  /** How often a read checks whether the replicator has caught up with the cluster's members. */
-  private static final Duration MEMBERSHIP_POLL = Duration.ofMillis(50);
+  /** How often a read or write checks again whether the replicas are ready for it. */
+  private static final Duration READINESS_POLL = Duration.ofMillis(50);
+  /**
+   * How long to wait for a replica to say whether its replicator runs; one that has not answered
+   * by then (unreachable, or slow) is left to the majority.
+   */
+  private static final Duration PRESENCE_TIMEOUT = Duration.ofSeconds(1);
 
   private final ActorSystem<?> system;
   private final Optional<String> role;
   private final DDataSettings settings;
   private final ActorRef replicator;
+  private final ReplicaPresence presence;
   private final Cluster cluster;
   private final String subject;
   private final String closedMessage;
@@ -68,6 +79,7 @@ public final class ReplicaMajority {
     this.role = role;
     this.settings = settings;
     this.replicator = replicator;
+    this.presence = Replicators.get(system).presenceOf(replicator);
     this.cluster = Cluster.get(Adapter.toClassic(system));
     this.subject = subject;
     this.closedMessage = closedMessage;
@@ -124,11 +136,9 @@ public final class ReplicaMajority {
 
   private <T extends ReplicatedData> CompletionStage<Optional<T>> read(Key<T> key, String what, int attempt) {
     int attempts = settings.readRetries() + 1;
-    long timeoutMillis = settings.readTimeout().toMillis();
-    return replicatorKnowsMembers(System.nanoTime() + settings.readTimeout().toNanos())
-        .thenCompose(known -> known ? readMajority(key, what) : CompletableFuture.<ReadResult<T>>completedFuture(
-            new NoMajority<>("the local replicator did not learn of the cluster's members within " + timeoutMillis
-                + " ms")))
+    return replicasReady(settings.readTimeout(), true)
+        .thenCompose(notReady -> notReady.isEmpty() ? readMajority(key, what)
+            : CompletableFuture.<ReadResult<T>>completedFuture(new NoMajority<>(notReady.get())))
         .thenCompose(result -> {
           if (result instanceof Found<T> f) {
             return CompletableFuture.completedFuture(Optional.of(f.data()));
@@ -174,22 +184,48 @@ public final class ReplicaMajority {
   }
 
   /**
-   * A replicator that has not yet heard of the other members treats a majority read as a local
-   * one and would find nothing: before reading, wait (up to the deadline) until it counts at least
-   * the Up members of the role that the cluster knows. False if it did not catch up in time.
+   * Waits, up to {@code limit}, until the replicas are ready: for a read, the local replicator
+   * counts at least the Up members of the role that the cluster knows (one that does not yet know
+   * them treats a majority as itself); for a read or a write, none of those members has answered
+   * that its replicator does not run yet. Empty when ready; otherwise why not, for the failure.
    */
-  private CompletionStage<Boolean> replicatorKnowsMembers(long deadlineNanos) {
-    int expected = upMembersOfRole();
-    return Patterns.ask(replicator, Replicator.getReplicaCount(), settings.readTimeout())
-        .thenCompose(reply -> {
-          if (((Replicator.ReplicaCount) reply).n() >= expected) {
-            return CompletableFuture.completedFuture(true);
+  private CompletionStage<Optional<String>> replicasReady(Duration limit, boolean forRead) {
+    return replicasReady(System.nanoTime() + limit.toNanos(), limit, forRead);
+  }
+
+  private CompletionStage<Optional<String>> replicasReady(long deadlineNanos, Duration limit, boolean forRead) {
+    List<Member> replicas = upMembersOfRole();
+    CompletionStage<Boolean> knowsMembers = !forRead ? CompletableFuture.completedFuture(true)
+        : Patterns.ask(replicator, Replicator.getReplicaCount(), remaining(deadlineNanos))
+            .thenApply(reply -> ((Replicator.ReplicaCount) reply).n() >= replicas.size());
+    return knowsMembers
+        .thenCompose(known -> {
+          if (!known) {
+            return CompletableFuture.completedFuture(Optional.of("the local replicator did not learn of the "
+                + "cluster's members"));
           }
-          if (System.nanoTime() + MEMBERSHIP_POLL.toNanos() > deadlineNanos) {
-            return CompletableFuture.completedFuture(false);
+          List<Member> others = replicas.stream().filter(m -> !m.address().equals(cluster.selfAddress())).toList();
+          Duration answerWithin = remaining(deadlineNanos).compareTo(PRESENCE_TIMEOUT) < 0
+              ? remaining(deadlineNanos) : PRESENCE_TIMEOUT;
+          return presence.notRunning(others, answerWithin).thenApply(missing -> missing.isEmpty()
+              ? Optional.<String>empty()
+              : Optional.of("shardkit's replicator " + replicator.path().name() + " does not run yet on "
+                  + missing.stream().map(m -> m.address().toString()).toList() + " (no entity type of "
+                  + role.map(r -> "role [" + r + "]").orElse("this cluster") + " started there yet?)"));
+        })
+        .exceptionally(e -> {
+          if (unwrap(e) instanceof AskTimeoutException) {
+            return Optional.of("the local replicator " + replicator.path() + " did not answer");
           }
-          CompletableFuture<Boolean> next = new CompletableFuture<>();
-          system.scheduler().scheduleOnce(MEMBERSHIP_POLL, () -> replicatorKnowsMembers(deadlineNanos)
+          throw new CompletionException(unwrap(e));
+        })
+        .thenCompose(notReady -> {
+          if (notReady.isEmpty() || System.nanoTime() + READINESS_POLL.toNanos() > deadlineNanos) {
+            return CompletableFuture.completedFuture(notReady.map(why -> why + " within " + limit.toMillis()
+                + " ms"));
+          }
+          CompletableFuture<Optional<String>> next = new CompletableFuture<>();
+          system.scheduler().scheduleOnce(READINESS_POLL, () -> replicasReady(deadlineNanos, limit, forRead)
               .whenComplete((v, e) -> {
                 if (e != null) {
                   next.completeExceptionally(e);
@@ -198,13 +234,12 @@ public final class ReplicaMajority {
                 }
               }), system.executionContext());
           return next;
-        })
-        .exceptionally(e -> {
-          if (unwrap(e) instanceof AskTimeoutException) {
-            return false;
-          }
-          throw new CompletionException(unwrap(e));
         });
+  }
+
+  /** What is left until the deadline, at least a millisecond (an ask needs a positive timeout). */
+  private static Duration remaining(long deadlineNanos) {
+    return Duration.ofNanos(Math.max(deadlineNanos - System.nanoTime(), 1_000_000));
   }
 
   // ---- write
@@ -221,7 +256,14 @@ public final class ReplicaMajority {
     if (LOG.isDebugEnabled()) {
       LOG.debug("{}: writing {}", subject, what.get());
     }
-    return unwrapped(ask(update, settings.writeTimeout()).handle((reply, error) -> {
+    return unwrapped(replicasReady(settings.writeTimeout(), false).thenCompose(notReady -> notReady.isPresent()
+        ? CompletableFuture.failedFuture(new TimeoutException(subject + ": " + what.get() + " was not sent: "
+            + notReady.get() + ". A retry writes it again"))
+        : sendWrite(update, what, onTimeout)));
+  }
+
+  private CompletionStage<Void> sendWrite(Replicator.Update<?> update, Supplier<String> what, String onTimeout) {
+    return ask(update, settings.writeTimeout()).<Void>handle((reply, error) -> {
       if (LOG.isDebugEnabled()) {
         LOG.debug("{}: the write of {} was answered with {}", subject, what.get(), error != null ? error : reply);
       }
@@ -248,7 +290,7 @@ public final class ReplicaMajority {
       }
       throw new CompletionException(new IllegalStateException(subject + ": unexpected answer to writing "
           + what.get() + ": " + reply));
-    }));
+    });
   }
 
   // ---- helpers
@@ -280,14 +322,14 @@ public final class ReplicaMajority {
   }
 
   /** The Up members of the role, this node included: the replicas a caught-up replicator knows. */
-  private int upMembersOfRole() {
-    int n = 0;
+  private List<Member> upMembersOfRole() {
+    List<Member> up = new ArrayList<>();
     for (Member m : cluster.state().getMembers()) {
       if (m.status() == MemberStatus.up() && ofRole(m)) {
-        n++;
+        up.add(m);
       }
     }
-    return n;
+    return up;
   }
 
   private boolean ofRole(Member m) {

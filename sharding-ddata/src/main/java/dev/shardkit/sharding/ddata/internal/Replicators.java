@@ -49,6 +49,7 @@ public final class Replicators implements Extension {
   private final ActorSystem<?> system;
   private final DDataSettings settings;
   private final Map<String, ActorRef> started = new HashMap<>();
+  private final Map<String, ReplicaPresence> presences = new HashMap<>();
 
   private Replicators(ActorSystem<?> system) {
     this.system = system;
@@ -117,6 +118,12 @@ public final class Replicators implements Extension {
     system.log().debug("Started shardkit's replicator {} of {} for {}", replicator.path(), what,
         role.map(r -> "role [" + r + "]").orElse("every node"));
     return replicator;
+  }
+
+  /** Which members run the same replicator as {@code replicator}, one of this system's. */
+  public synchronized ReplicaPresence presenceOf(ActorRef replicator) {
+    return presences.computeIfAbsent(replicator.path().name(),
+        name -> new ReplicaPresence(Adapter.toClassic(system), replicator));
   }
 
   /**

@@ -3,6 +3,9 @@ package dev.shardkit.sharding.persistence.internal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import java.time.Duration;
+import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 
 /**
@@ -68,6 +71,19 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
     }
   }
 
+  /**
+   * The settings of this node's stores, checked as {@code ClusterSharding.start} needs them: also
+   * that the journal's JDBC driver can be loaded ({@link #requireJdbcDriver}).
+   *
+   * @throws IllegalArgumentException as {@link #fromConfig} and {@link #requireJdbcDriver} do
+   */
+  public static PersistenceStoreSettings forNode(ActorSystem<?> system) {
+    Config root = system.settings().config();
+    PersistenceStoreSettings settings = fromConfig(root);
+    settings.requireJdbcDriver(root, ((ExtendedActorSystem) Adapter.toClassic(system)).dynamicAccess().classLoader());
+    return settings;
+  }
+
   public PersistenceStoreSettings {
     require(journalPluginId != null && !journalPluginId.isBlank(), "journal-plugin-id must be set");
     require(snapshotPluginId != null && !snapshotPluginId.isBlank(), "snapshot-plugin-id must be set");
@@ -106,6 +122,44 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
   /** Whether {@link #createSchema} applies: the journal is pekko-persistence-jdbc's. */
   public boolean journalIsJdbc(Config root) {
     return JDBC_JOURNAL_CLASS.equals(root.getConfig(journalPluginId).getString("class"));
+  }
+
+  /**
+   * Checks that the JDBC driver of the journal's database can be loaded, when the journal is
+   * pekko-persistence-jdbc's and its configuration names a driver (in
+   * {@code pekko-persistence-jdbc.shared-databases.<use-shared-db>.db.driver}, or the plugin's own
+   * {@code slick.db.driver}). sharding-persistence brings no driver, not even H2's for its default
+   * database; without this check the first store call would fail deep inside the journal, and the
+   * coordinator would retry it for ever.
+   *
+   * @param loader the class loader that loads the journal (the actor system's)
+   * @throws IllegalArgumentException naming the driver, the setting, and the artifact to add
+   */
+  public void requireJdbcDriver(Config root, ClassLoader loader) {
+    if (!journalIsJdbc(root)) {
+      return;
+    }
+    Config plugin = root.getConfig(journalPluginId);
+    String db = plugin.hasPath("use-shared-db")
+        ? "pekko-persistence-jdbc.shared-databases." + plugin.getString("use-shared-db") + ".db"
+        : journalPluginId + ".slick.db";
+    if (!root.hasPath(db + ".driver")) {
+      return;
+    }
+    String driver = root.getString(db + ".driver");
+    try {
+      Class.forName(driver, false, loader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      String add = switch (driver) {
+        case "org.h2.Driver" -> "add com.h2database:h2 to the application's dependencies for the default "
+            + "database, an H2 file (sharding-persistence does not bring it), or point the store at your own "
+            + "database (docs/state-stores.md)";
+        case "org.postgresql.Driver" -> "add org.postgresql:postgresql to the application's dependencies";
+        default -> "add the artifact of that driver to the application's dependencies";
+      };
+      throw new IllegalArgumentException("The JDBC driver " + driver + " of the journal of " + PATH + " (" + db
+          + ".driver) is not on the classpath: " + add, e);
+    }
   }
 
   /**

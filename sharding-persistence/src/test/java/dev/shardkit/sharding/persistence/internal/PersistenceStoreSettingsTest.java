@@ -69,6 +69,43 @@ class PersistenceStoreSettingsTest {
   }
 
   @Test
+  void aMissingJdbcDriverIsNamedWithTheArtifactToAdd() {
+    Config config = ConfigFactory.load();
+    PersistenceStoreSettings s = PersistenceStoreSettings.fromConfig(config);
+    // This module's tests have H2 (an optional dependency): the default's driver loads.
+    s.requireJdbcDriver(config, getClass().getClassLoader());
+    // An application without it: a class loader that sees only the JDK.
+    ClassLoader jdkOnly = ClassLoader.getPlatformClassLoader();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> s.requireJdbcDriver(config, jdkOnly));
+    assertTrue(e.getMessage().contains("The JDBC driver org.h2.Driver of the journal of shardkit.sharding.persistence "
+        + "(pekko-persistence-jdbc.shared-databases.shardkit.db.driver) is not on the classpath: add "
+        + "com.h2database:h2"), e.getMessage());
+
+    Config postgres = with("pekko-persistence-jdbc.shared-databases.shardkit.db.driver = \"org.postgresql.Driver\"");
+    e = assertThrows(IllegalArgumentException.class,
+        () -> PersistenceStoreSettings.fromConfig(postgres).requireJdbcDriver(postgres, jdkOnly));
+    assertTrue(e.getMessage().contains("org.postgresql.Driver") && e.getMessage().contains("add org.postgresql:postgresql"),
+        e.getMessage());
+
+    // A journal of its own (no shared database) names its driver under slick.db.
+    Config own = with("""
+        shardkit.sharding.persistence.jdbc-journal.use-shared-db = null
+        shardkit.sharding.persistence.jdbc-journal.slick.db.driver = "com.example.NoSuchDriver"
+        """);
+    e = assertThrows(IllegalArgumentException.class,
+        () -> PersistenceStoreSettings.fromConfig(own).requireJdbcDriver(own, getClass().getClassLoader()));
+    assertTrue(e.getMessage().contains("com.example.NoSuchDriver of the journal of shardkit.sharding.persistence "
+        + "(shardkit.sharding.persistence.jdbc-journal.slick.db.driver)"), e.getMessage());
+
+    // Another journal than pekko-persistence-jdbc's: nothing to check.
+    Config inmem = with("""
+        shardkit.sharding.persistence.journal-plugin-id = "pekko.persistence.journal.inmem"
+        """);
+    PersistenceStoreSettings.fromConfig(inmem).requireJdbcDriver(inmem, jdkOnly);
+  }
+
+  @Test
   void theDefaultDatabaseIsAnH2FileThatSeveralJvmsCanShare() {
     Config db = ConfigFactory.load().getConfig("pekko-persistence-jdbc.shared-databases.shardkit");
     assertEquals("slick.jdbc.H2Profile$", db.getString("profile"));

@@ -17,8 +17,39 @@ import org.apache.pekko.cluster.typed.Join;
 /**
  * Several real actor systems in one JVM, on 127.0.0.1 with Artery remoting and
  * {@code serialize-messages = on}, joined into one cluster. The first system is the oldest.
+ *
+ * <p>For tests of what only a cluster shows: entities spread over nodes, a node leaving or
+ * crashing, rebalancing, the coordinator moving. Every message between the systems really crosses
+ * the network stack on loopback and is really serialized, and so is every message within one
+ * system ({@code serialize-messages = on}), so a message type without a serializer fails the test.
+ * Each system has {@link #BASE_CONFIG} under the configuration a test gives it.
+ *
+ * <pre>{@code
+ * try (TestCluster cluster = new TestCluster("Counters").startNodes(3)) {
+ *   for (ActorSystem<Void> node : cluster.systems()) {
+ *     ClusterSharding.get(node).start(Entity.of(Counter.KEY, ctx -> Counter.create(ctx.entityId())));
+ *   }
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>A system stopped with {@code terminate()} leaves the cluster gracefully (its shards are handed
+ * off); to make it look crashed to the others, start it with
+ * {@code pekko.coordinated-shutdown.run-by-actor-system-terminate = off}: then the split-brain
+ * resolver downs it once the others have seen it unreachable for 5 seconds.
+ *
+ * <p>Not thread-safe: add and remove systems from the test's thread. {@link #close} stops every
+ * system, youngest first.
  */
 public final class TestCluster implements AutoCloseable {
+  /**
+   * The configuration of every system, under what {@link #add} is given: cluster provider,
+   * Artery on a free port of 127.0.0.1, every message serialized ({@link CborSerializable} bound
+   * to Jackson CBOR), the split-brain resolver (keep-majority, stable after 5 s), INFO logging
+   * through SLF4J, no JVM exit on shutdown; shardkit's in-memory coordinator state store
+   * ({@code state-store-mode = memory}; a test of another store sets its own mode), and
+   * {@code remember-entities-store = test} available ({@link TestRememberStore}).
+   */
   public static final String BASE_CONFIG = """
       pekko {
         loglevel = INFO
@@ -47,11 +78,22 @@ public final class TestCluster implements AutoCloseable {
   private final String name;
   private final List<ActorSystem<Void>> systems = new ArrayList<>();
 
+  /**
+   * A cluster with no systems yet; {@link #add} or {@link #startNodes} starts them.
+   *
+   * @param name the name of every system (Pekko's cluster members share their system's name)
+   */
   public TestCluster(String name) {
     this.name = name;
   }
 
-  /** Starts a system with extra config and the given roles, and joins it to the first. */
+  /**
+   * Starts a system with extra config and the given roles, and joins it to the first (the first
+   * joins itself). Returns at once; {@link #awaitUp} waits until it is a member.
+   *
+   * @param extraConfig HOCON in front of {@link #BASE_CONFIG}, "" for none
+   * @param roles the node's cluster roles ({@code pekko.cluster.roles})
+   */
   public ActorSystem<Void> add(String extraConfig, String... roles) {
     StringBuilder rolesConf = new StringBuilder("pekko.cluster.roles = [");
     for (int i = 0; i < roles.length; i++) {
@@ -69,6 +111,7 @@ public final class TestCluster implements AutoCloseable {
     return system;
   }
 
+  /** Starts a system with the given roles and no extra config; see {@link #add}. */
   public ActorSystem<Void> addWithRoles(String... roles) {
     return add("", roles);
   }
@@ -82,14 +125,17 @@ public final class TestCluster implements AutoCloseable {
     return this;
   }
 
+  /** The {@code i}-th running system, from 0 (the oldest), in the order they were added. */
   public ActorSystem<Void> system(int i) {
     return systems.get(i);
   }
 
+  /** The running systems, oldest first. */
   public List<ActorSystem<Void>> systems() {
     return List.copyOf(systems);
   }
 
+  /** The cluster address of the {@code i}-th system. */
   public Address address(int i) {
     return Cluster.get(systems.get(i)).selfMember().address();
   }
@@ -106,7 +152,11 @@ public final class TestCluster implements AutoCloseable {
     systems.removeIf(s -> s == node);
   }
 
-  /** Waits until every system sees {@code count} members Up. */
+  /**
+   * Waits until every system sees {@code count} members Up.
+   *
+   * @throws AssertionError after 30 seconds, with each system's view of the members
+   */
   public void awaitUp(int count) {
     try {
       await(Duration.ofSeconds(30), () -> systems.stream().allMatch(s -> upCount(s) == count),
@@ -153,7 +203,12 @@ public final class TestCluster implements AutoCloseable {
     }
   }
 
-  /** Polls a condition every 50 ms until it holds, or fails with {@code what}. */
+  /**
+   * Polls a condition every 50 ms until it holds, or fails with {@code what}.
+   *
+   * @param what the condition in words, for the failure's message ("... waiting until what")
+   * @throws AssertionError if the condition does not hold within {@code max}
+   */
   public static void await(Duration max, BooleanSupplier condition, String what) {
     long deadline = System.nanoTime() + max.toNanos();
     while (!condition.getAsBoolean()) {

@@ -2,7 +2,7 @@ package dev.shardkit.sharding;
 
 import dev.shardkit.sharding.testkit.RememberEntitiesScenario;
 
-/** The remember-entities scenario on sharding-core's test store and in-memory coordinator state. */
+/** The remember-entities scenario on the testkit's TestRememberStore and the in-memory coordinator state. */
 class TestStoreRememberEntitiesTest extends RememberEntitiesScenario {
   @Override
   protected String nodeConfig(int node) {

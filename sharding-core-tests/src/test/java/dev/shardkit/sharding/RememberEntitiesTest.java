@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * How a shard keeps its remember-entities store in step, on sharding-core's test store: a new
+ * How a shard keeps its remember-entities store in step, on the testkit's TestRememberStore: a new
  * entity starts only once it is remembered, writes are batched, passivation forgets, an entity
  * that stops by itself comes back after its back-off, a failed write is retried, and a starting
  * shard starts its remembered entities at the configured rate.

@@ -15,11 +15,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
- * A remember-entities store for sharding-core's tests ({@code remember-entities-store = test},
- * configured by {@link TestCluster}): it keeps every shard's entities in this JVM, so they
- * survive a shard's move between the systems of a {@link TestCluster} and a restart of all of
- * them, and lets a test hold writes back, fail them, and see every write. Not a stand-in for a
- * real store: the durable stores are tested in their own modules.
+ * A remember-entities store for tests ({@code remember-entities-store = test}, available in every
+ * system of a {@link TestCluster} or {@link ShardingTestKit}): it keeps every shard's entities in
+ * this JVM, so they survive a shard's move between the systems of a {@link TestCluster} and a
+ * restart of all of them, and lets a test hold writes back, fail them, and see every write. Not a
+ * stand-in for a real store: the durable stores (sharding-ddata, sharding-persistence) are tested
+ * in their own modules.
+ *
+ * <p>Its contents are JVM-wide and keyed by entity type name, and outlive the systems: give each
+ * test its own type names. The failure and gate switches apply to every type.
  */
 public final class TestRememberStore implements RememberEntitiesStore {
 
@@ -32,8 +36,11 @@ public final class TestRememberStore implements RememberEntitiesStore {
   private static final AtomicInteger FAIL_NEXT_LOADS = new AtomicInteger();
   private static volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
 
-  /** The provider of {@code remember-entities-store = test}. */
+  /** The provider of {@code remember-entities-store = test}, named in {@link TestCluster#BASE_CONFIG}. */
   public static final class Provider implements RememberEntitiesStoreProvider {
+    /** Called by sharding-core, which finds this class through the configuration. */
+    public Provider() {}
+
     @Override
     public RememberEntitiesStore create(ActorSystem<?> system, String typeName, String shardId,
         ShardingSettings settings) {

@@ -408,6 +408,17 @@ public final class ShardingSettings {
     return with(b -> b.handOffTimeout = timeout);
   }
 
+  /**
+   * At most one warning about dropped messages per region (and per shard) in this interval
+   * ({@code dropped-message-warning-interval}); {@link Duration#ZERO} warns about every drop.
+   *
+   * @throws IllegalArgumentException if the interval is null or negative
+   */
+  public ShardingSettings withDropWarningInterval(Duration interval) {
+    require(interval != null, "dropped-message-warning-interval must be set, got null");
+    return with(b -> b.dropWarningInterval = interval);
+  }
+
   @Override
   public String toString() {
     return "ShardingSettings(numberOfShards=" + numberOfShards + ", bufferSize=" + bufferSize + ", role=" + role

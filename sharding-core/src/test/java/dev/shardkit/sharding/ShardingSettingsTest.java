@@ -217,6 +217,24 @@ class ShardingSettingsTest {
   }
 
   @Test
+  void withDropWarningIntervalChangesOnlyThatSettingAndValidatesIt() {
+    ShardingSettings base = withOverride("role = r1");
+    ShardingSettings changed = base.withDropWarningInterval(Duration.ofSeconds(30));
+    assertEquals(Duration.ofSeconds(30), changed.dropWarningInterval());
+    assertEquals(Duration.ofSeconds(10), base.dropWarningInterval());
+    assertEquals(Optional.of("r1"), changed.role());
+    assertEquals(100_000, changed.bufferSize());
+    assertEquals(Duration.ofSeconds(60), changed.handOffTimeout());
+    assertEquals(Duration.ZERO, base.withDropWarningInterval(Duration.ZERO).dropWarningInterval());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> base.withDropWarningInterval(Duration.ofMillis(-1)));
+    assertTrue(e.getMessage().contains("dropped-message-warning-interval"), e.getMessage());
+    IllegalArgumentException n = assertThrows(IllegalArgumentException.class,
+        () -> base.withDropWarningInterval(null));
+    assertTrue(n.getMessage().contains("dropped-message-warning-interval"), n.getMessage());
+  }
+
+  @Test
   void emptyOrNullRoleMeansEveryNode() {
     assertEquals(Optional.empty(), defaults().withRole("backend").withRole("").role());
     assertEquals(Optional.empty(), defaults().withRole("backend").withRole(null).role());

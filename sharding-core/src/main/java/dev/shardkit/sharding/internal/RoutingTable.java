@@ -17,6 +17,10 @@ import org.apache.pekko.actor.typed.ActorRef;
  * ({@link #home} is null), so messages for it wait in the region instead of vanishing into a node
  * that may be dead. They go on when the node is reachable again, or to the shard's next home
  * once the node is removed.
+ *
+ * <p>Likewise the shards hosted here are held while this node's delivery gate is closed
+ * ({@link #localHeld}): the node may have been downed while it was not looking, so callers' messages
+ * for them wait in the region, within its bounded buffers, until the node is confirmed a member.
  */
 public final class RoutingTable {
   /** Where a shard lives, as seen from one region. */
@@ -41,14 +45,16 @@ public final class RoutingTable {
     }
   }
 
-  private static final RoutingTable EMPTY = new RoutingTable(Map.of(), Set.of());
+  private static final RoutingTable EMPTY = new RoutingTable(Map.of(), Set.of(), false);
 
   private final Map<String, Home> homes;
   private final Set<Address> unreachable;
+  private final boolean localHeld;
 
-  private RoutingTable(Map<String, Home> homes, Set<Address> unreachable) {
+  private RoutingTable(Map<String, Home> homes, Set<Address> unreachable, boolean localHeld) {
     this.homes = homes;
     this.unreachable = unreachable;
+    this.localHeld = localHeld;
   }
 
   public static RoutingTable empty() {
@@ -72,9 +78,25 @@ public final class RoutingTable {
     return homes.get(shardId);
   }
 
-  /** True when {@code home} is on an unreachable node, so messages for it must wait. */
+  /**
+   * True when {@code home} is on an unreachable node, or is local while this node waits to be
+   * confirmed a member, so messages for it must wait.
+   */
   public boolean isHeld(Home home) {
+    if (home instanceof Local) {
+      return localHeld;
+    }
     return !unreachable.isEmpty() && home instanceof Remote r && unreachable.contains(r.region().path().address());
+  }
+
+  /** True while the shards hosted here are held. */
+  public boolean localHeld() {
+    return localHeld;
+  }
+
+  /** The same homes, with the shards hosted here held or not. */
+  public RoutingTable withLocalHeld(boolean held) {
+    return held == localHeld ? this : new RoutingTable(homes, unreachable, held);
   }
 
   /** The nodes this table treats as unreachable. */
@@ -85,7 +107,7 @@ public final class RoutingTable {
   public RoutingTable withHome(String shardId, Home home) {
     Map<String, Home> copy = new HashMap<>(homes);
     copy.put(shardId, home);
-    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable);
+    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, localHeld);
   }
 
   public RoutingTable without(String shardId) {
@@ -94,19 +116,20 @@ public final class RoutingTable {
     }
     Map<String, Home> copy = new HashMap<>(homes);
     copy.remove(shardId);
-    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable);
+    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, localHeld);
   }
 
   /** The table without every shard that lived in {@code region}. */
   public RoutingTable withoutRegion(ActorRef<Object> region) {
     Map<String, Home> copy = new HashMap<>(homes);
     copy.values().removeIf(h -> h instanceof Remote r && r.region().equals(region));
-    return copy.size() == homes.size() ? this : new RoutingTable(Collections.unmodifiableMap(copy), unreachable);
+    return copy.size() == homes.size() ? this
+        : new RoutingTable(Collections.unmodifiableMap(copy), unreachable, localHeld);
   }
 
   /** The same homes, with {@code nodes} as the unreachable ones. */
   public RoutingTable withUnreachable(Set<Address> nodes) {
-    return new RoutingTable(homes, Set.copyOf(nodes));
+    return new RoutingTable(homes, Set.copyOf(nodes), localHeld);
   }
 
   /** The shards hosted by the region that owns this table. */

@@ -151,6 +151,7 @@ public final class ShardRegion {
       ShardRegion region = new ShardRegion(ctx, timers, spec);
       Cluster.get(ctx.getSystem()).subscriptions()
           .tell(Subscribe.create(ctx.getSelf().<ReachabilityEvent>narrow(), ReachabilityEvent.class));
+      NodeGate.get(ctx.getSystem()).keeper().tell(new GateKeeper.Subscribe(ctx.getSelf()));
       region.register();
       return region.registering();
     }));
@@ -202,6 +203,7 @@ public final class ShardRegion {
         .onMessage(RegionTerminated.class, this::onRegionTerminated)
         .onMessage(UnreachableMember.class, u -> onReachability(u.member().address(), false))
         .onMessage(ReachableMember.class, r -> onReachability(r.member().address(), true))
+        .onMessage(GateKeeper.GateChanged.class, this::onGateChanged)
         .onMessage(ShardTerminated.class, this::onShardTerminated)
         .onMessage(RestartShard.class, this::onRestartShard)
         .onMessage(Shard.EntitiesLive.class, this::onEntitiesLive)
@@ -307,13 +309,15 @@ public final class ShardRegion {
 
   private void route(Deliver deliver) {
     Home home = table.knownHome(deliver.shardId());
-    if (home instanceof Local local) {
+    if (home instanceof Local local && !table.isHeld(local)) {
       local.shard().tell(deliver);
     } else if (home != null && table.isHeld(home)) {
-      // Its node is unreachable: hold the message until the node is back or the shard moves.
+      // Its node is unreachable, or this node waits to be confirmed a member: hold the message
+      // until the node is back or the shard moves.
       if (!buffers.offer(deliver.shardId(), deliver)) {
         drop(deliver.message(), "buffer full (buffer-size = " + buffers.limit() + "), dropping a message for shard ["
-            + deliver.shardId() + "] whose home " + home.target().path().address() + " is unreachable");
+            + deliver.shardId() + "] whose home " + (home instanceof Local ? "here waits for this node to be confirmed "
+            + "a member" : home.target().path().address() + " is unreachable"));
       }
     } else if (home instanceof Remote remote) {
       Optional<String> problem = spec.handle().serializability().problem(deliver.message().getClass());
@@ -436,6 +440,40 @@ public final class ShardRegion {
       log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), node,
           reachable ? "reachable again" : "unreachable", affected.size(), reachable ? "go on" : "are held");
     }
+    return afterChange();
+  }
+
+  /**
+   * This node's delivery gate closed (the node may have been downed while it was not looking:
+   * messages for the shards hosted here are held from now on), opened (what was held goes on,
+   * before the shortcut may send anything newer), or closed for good (the node is out of the
+   * cluster: the region stops, and its shards with it, without hand-off).
+   */
+  private Behavior<Object> onGateChanged(GateKeeper.GateChanged change) {
+    if (change == GateKeeper.GateChanged.DOWN) {
+      log.warn("Entity type [{}]: this node is no longer a member of the cluster; the region stops with its {} "
+          + "shard(s), without hand-off, and drops the {} message(s) it holds", spec.typeName(),
+          table.localShards().size(), buffers.total());
+      for (String shardId : List.copyOf(buffers.keys())) {
+        buffers.drain(shardId).forEach(m -> drop(((Deliver) m).message(), "this node is no longer a member of the "
+            + "cluster, dropping a message for shard [" + shardId + "]"));
+      }
+      shutdownWaiters.forEach(w -> w.tell(org.apache.pekko.Done.getInstance()));
+      return Behaviors.stopped();
+    }
+    boolean held = change == GateKeeper.GateChanged.CLOSED;
+    if (table.localHeld() == held) {
+      return Behaviors.same();
+    }
+    table = table.withLocalHeld(held);
+    if (!held) {
+      for (String shardId : table.localShards().keySet()) {
+        for (Object message : buffers.drain(shardId)) {
+          route((Deliver) message);
+        }
+      }
+    }
+    spec.handle().publish(table);
     return afterChange();
   }
 

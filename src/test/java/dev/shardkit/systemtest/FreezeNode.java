@@ -46,8 +46,10 @@ import org.apache.pekko.cluster.typed.Subscribe;
  *       after round, paced to the given rate; entities with an even index through
  *       {@code EntityRef}s (the caller-thread route), the others through the region with an
  *       envelope;
- *   <li>{@code STOP} → stops sending, waits until nothing more is processed here, flushes the
- *       witness and prints {@code REPORT} with the node's own cluster status.
+ *   <li>{@code STOP} → stops sending and waits (up to a minute) until its region holds no message
+ *       (messages held for a downed node's shards wait for their new homes), then {@code STOPPED};
+ *   <li>{@code REPORT} (once every node has stopped) → waits until nothing more is processed here,
+ *       flushes the witness and prints {@code REPORT} with the node's own cluster status.
  * </ul>
  */
 public final class FreezeNode {
@@ -116,6 +118,9 @@ public final class FreezeNode {
         case "STOP" -> {
           stop.set(true);
           traffic.join();
+          NodeSupport.out("STOPPED node=" + name + " held=" + awaitNothingHeld(sharding));
+        }
+        case "REPORT" -> {
           awaitQuiet(witness);
           witness.flush();
           NodeSupport.out("REPORT node=" + name + " processed=" + witness.processedCount() + " status="
@@ -204,6 +209,25 @@ public final class FreezeNode {
       return "terminated";
     }
     return Cluster.get(system).selfMember().status().toString();
+  }
+
+  /** Waits until this node's region holds no message (at most 60 s); the messages it still holds. */
+  private static int awaitNothingHeld(ClusterSharding sharding) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    int held = -1;
+    while (System.nanoTime() < deadline) {
+      try {
+        held = sharding.shardRegionState(TYPE, java.time.Duration.ofSeconds(2)).toCompletableFuture()
+            .get(5, TimeUnit.SECONDS).bufferedMessages();
+      } catch (Exception e) {
+        return 0; // The region has stopped: this node was downed, and what it held is gone with it.
+      }
+      if (held == 0) {
+        return 0;
+      }
+      Thread.sleep(250);
+    }
+    return held;
   }
 
   /** Waits until this node's incarnations have processed nothing for 1.5 s (at most 30 s). */

@@ -3,7 +3,7 @@ package dev.shardkit.systemtest;
 import dev.shardkit.systemtest.FreezeScenario.Freeze;
 import dev.shardkit.systemtest.FreezeScenario.Plan;
 import dev.shardkit.systemtest.FreezeScenario.Until;
-import dev.shardkit.systemtest.FreezeScenario.Victim;
+import dev.shardkit.systemtest.FreezeScenario.Target;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,36 +29,40 @@ class FreezeSoakTest {
       pekko.cluster.split-brain-resolver.stable-after = 3s
       """;
 
-  static final Plan PLAN = new Plan(2000, 1000, CONFIG, Duration.ofSeconds(5), List.of(
-      new Freeze("2 s", Until.FIXED, Duration.ofSeconds(2)),
-      new Freeze("5 s", Until.FIXED, Duration.ofSeconds(5)),
-      new Freeze("10 s", Until.FIXED, Duration.ofSeconds(10))),
-      Duration.ofSeconds(12));
+  private static Plan asReported(Target target) {
+    return new Plan(2000, 1000, CONFIG, Duration.ofSeconds(5), List.of(
+        new Freeze("2 s", target, Until.FIXED, Duration.ofSeconds(2)),
+        new Freeze("5 s", target, Until.FIXED, Duration.ofSeconds(5)),
+        new Freeze("10 s", target, Until.FIXED, Duration.ofSeconds(10))),
+        Duration.ofSeconds(12));
+  }
 
-  static final Plan LONG = new Plan(2000, 1000, CONFIG, Duration.ofSeconds(5), List.of(
-      new Freeze("30 s", Until.FIXED, Duration.ofSeconds(30))), Duration.ofSeconds(12));
+  private static Plan halfAMinute(Target target) {
+    return new Plan(2000, 1000, CONFIG, Duration.ofSeconds(5),
+        List.of(new Freeze("30 s", target, Until.FIXED, Duration.ofSeconds(30))), Duration.ofSeconds(12));
+  }
 
   @Test
   @Timeout(value = 600, unit = TimeUnit.SECONDS)
   void freezingTheOldestNodeAsReported() throws Exception {
-    FreezeScenario.run("soak-oldest", Victim.OLDEST, PLAN);
+    FreezeScenario.run("soak-oldest", asReported(Target.OLDEST));
   }
 
   @Test
   @Timeout(value = 600, unit = TimeUnit.SECONDS)
   void freezingTheYoungestNodeAsReported() throws Exception {
-    FreezeScenario.run("soak-youngest", Victim.YOUNGEST, PLAN);
+    FreezeScenario.run("soak-youngest", asReported(Target.YOUNGEST));
   }
 
   @Test
   @Timeout(value = 600, unit = TimeUnit.SECONDS)
   void freezingTheOldestNodeForHalfAMinute() throws Exception {
-    FreezeScenario.run("soak-oldest-30s", Victim.OLDEST, LONG);
+    FreezeScenario.run("soak-oldest-30s", halfAMinute(Target.OLDEST));
   }
 
   @Test
   @Timeout(value = 600, unit = TimeUnit.SECONDS)
   void freezingTheYoungestNodeForHalfAMinute() throws Exception {
-    FreezeScenario.run("soak-youngest-30s", Victim.YOUNGEST, LONG);
+    FreezeScenario.run("soak-youngest-30s", halfAMinute(Target.YOUNGEST));
   }
 }

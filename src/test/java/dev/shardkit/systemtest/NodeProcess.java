@@ -148,13 +148,13 @@ final class NodeProcess {
   }
 
   /**
-   * The first protocol line with this keyword that has come and not been taken yet, taken now
-   * (other lines stay queued); null if there is none. Does not wait.
+   * The first protocol line with this keyword whose values match, that has come and not been
+   * taken yet, taken now (other lines stay queued); null if there is none. Does not wait.
    */
-  Map<String, String> poll(String keyword) {
+  Map<String, String> poll(String keyword, java.util.function.Predicate<Map<String, String>> matching) {
     for (java.util.Iterator<String> it = protocol.iterator(); it.hasNext(); ) {
       String line = it.next();
-      if (line.startsWith(keyword + " ") || line.equals(keyword)) {
+      if ((line.startsWith(keyword + " ") || line.equals(keyword)) && matching.test(parse(line))) {
         it.remove();
         return parse(line);
       }

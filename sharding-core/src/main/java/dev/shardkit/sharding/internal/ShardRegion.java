@@ -37,7 +37,13 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.ClusterEvent.MemberDowned;
+import org.apache.pekko.cluster.ClusterEvent.MemberEvent;
+import org.apache.pekko.cluster.ClusterEvent.MemberJoined;
+import org.apache.pekko.cluster.ClusterEvent.MemberUp;
+import org.apache.pekko.cluster.ClusterEvent.MemberWeaklyUp;
 import org.apache.pekko.cluster.ClusterEvent.ReachabilityEvent;
+import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.ClusterEvent.ReachableMember;
 import org.apache.pekko.cluster.ClusterEvent.UnreachableMember;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -123,6 +129,8 @@ public final class ShardRegion {
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
   private boolean shuttingDown;
   private RoutingTable table = RoutingTable.empty();
+  /** The other nodes whose shards are held: unreachable or downed. */
+  private HeldNodes heldNodes = HeldNodes.NONE;
   private ActorRef<Object> coordinator;
   /** The active-entity limit's shares; null without a limit. */
   private final EntityLimits entityLimits;
@@ -151,6 +159,8 @@ public final class ShardRegion {
       ShardRegion region = new ShardRegion(ctx, timers, spec);
       Cluster.get(ctx.getSystem()).subscriptions()
           .tell(Subscribe.create(ctx.getSelf().<ReachabilityEvent>narrow(), ReachabilityEvent.class));
+      Cluster.get(ctx.getSystem()).subscriptions()
+          .tell(Subscribe.create(ctx.getSelf().<MemberEvent>narrow(), MemberEvent.class));
       NodeGate.get(ctx.getSystem()).keeper().tell(new GateKeeper.Subscribe(ctx.getSelf()));
       region.register();
       return region.registering();
@@ -201,8 +211,11 @@ public final class ShardRegion {
         .onMessage(Deliver.class, this::onDeliver)
         .onMessage(ShardHome.class, this::onShardHome)
         .onMessage(RegionTerminated.class, this::onRegionTerminated)
-        .onMessage(UnreachableMember.class, u -> onReachability(u.member().address(), false))
-        .onMessage(ReachableMember.class, r -> onReachability(r.member().address(), true))
+        .onMessage(UnreachableMember.class, u -> onReachability(u.member().address(),
+            heldNodes.unreachable(u.member().address(), u.member().uniqueAddress().longUid())))
+        .onMessage(ReachableMember.class, r -> onReachability(r.member().address(),
+            heldNodes.reachable(r.member().address(), r.member().uniqueAddress().longUid())))
+        .onMessage(MemberEvent.class, this::onMemberEvent)
         .onMessage(GateKeeper.GateChanged.class, this::onGateChanged)
         .onMessage(ShardTerminated.class, this::onShardTerminated)
         .onMessage(RestartShard.class, this::onRestartShard)
@@ -418,12 +431,15 @@ public final class ShardRegion {
   }
 
   /**
-   * A node became unreachable (messages for shards there are held from now on) or reachable
-   * again (what was held goes on, before the shortcut may send anything newer).
+   * A node became unreachable or was downed (messages for shards there are held from now on), or
+   * is reachable again and was not downed (what was held goes on, before the shortcut may send
+   * anything newer); see {@link HeldNodes}.
    */
-  private Behavior<Object> onReachability(Address node, boolean reachable) {
-    Set<Address> unreachable = new HashSet<>(table.unreachable());
-    if (!(reachable ? unreachable.remove(node) : unreachable.add(node))) {
+  private Behavior<Object> onReachability(Address node, HeldNodes next) {
+    heldNodes = next;
+    Set<Address> unreachable = next.addresses();
+    boolean reachable = !unreachable.contains(node);
+    if (unreachable.equals(table.unreachable())) {
       return Behaviors.same();
     }
     table = table.withUnreachable(unreachable);
@@ -475,6 +491,25 @@ public final class ShardRegion {
     }
     spec.handle().publish(table);
     return afterChange();
+  }
+
+  /**
+   * A downed node's shards are held even if it is reachable (it may wake from a freeze just after
+   * the others downed it): they get new homes when it has been removed. A node joining again at a
+   * held address ends the holds of its old incarnation.
+   */
+  private Behavior<Object> onMemberEvent(MemberEvent event) {
+    Member member = event.member();
+    if (member.uniqueAddress().equals(Cluster.get(context.getSystem()).selfMember().uniqueAddress())) {
+      return Behaviors.same();
+    }
+    if (event instanceof MemberDowned) {
+      return onReachability(member.address(), heldNodes.downed(member.address(), member.uniqueAddress().longUid()));
+    }
+    if (event instanceof MemberJoined || event instanceof MemberWeaklyUp || event instanceof MemberUp) {
+      return onReachability(member.address(), heldNodes.joined(member.address(), member.uniqueAddress().longUid()));
+    }
+    return Behaviors.same();
   }
 
   private Behavior<Object> onShardTerminated(ShardTerminated terminated) {

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Timeout;
  * <p>A message sent to a node in the moment between its death and the others noticing is lost
  * with it, whoever runs the coordinator. Asserted: once a sender has seen the node unreachable,
  * every message it sends arrives (held in its region, then delivered at the shard's new home);
- * and killing the coordinator's node loses no more of the survivors' messages than killing
- * another node.
+ * killing the coordinator's node loses no more of the survivors' messages than killing another
+ * node; and, by an external witness ({@link WitnessLog}), no entity ever had two incarnations
+ * processing at the same time, and every sender's messages were processed in the order sent.
  */
 class CrashFailoverTest {
   private static final int NODES = 4;
@@ -33,8 +34,9 @@ class CrashFailoverTest {
 
   private NodeGroup group;
 
-  /** What the surviving senders reported for one kill. */
-  private record Outcome(String killed, long sent, long lost, long lostAfterDetection, List<String> reports) {
+  /** What the surviving senders reported for one kill, and what the witness saw. */
+  private record Outcome(String killed, long sent, long lost, long lostAfterDetection, List<String> reports,
+      String witness) {
     double lostPercent() {
       return 100.0 * lost / Math.max(1, sent);
     }
@@ -57,6 +59,7 @@ class CrashFailoverTest {
         other.lost(), other.sent(), other.lostPercent());
     System.out.printf("Killed the coordinator's node:         lost %d of %d (%.2f %%) of the survivors' messages%n",
         coordinator.lost(), coordinator.sent(), coordinator.lostPercent());
+    System.out.println(other.witness() + "\n" + coordinator.witness());
     assertEquals(0, other.lostAfterDetection(), "lost after the senders saw the node unreachable: " + other);
     assertEquals(0, coordinator.lostAfterDetection(), "lost after the senders saw the node unreachable: "
         + coordinator);
@@ -67,8 +70,10 @@ class CrashFailoverTest {
   }
 
   private Outcome killOneUnderTraffic(boolean killCoordinator) throws Exception {
+    java.nio.file.Path witnessDir = java.nio.file.Path.of("target", "crash", killCoordinator ? "coordinator" : "other",
+        "witness");
     group = NodeGroup.start(NODES, FailoverNode.class, List.of(Integer.toString(NODES), Integer.toString(ENTITIES),
-        Integer.toString(NODE_DEADLINE_SECONDS), FAST_DOWNING));
+        Integer.toString(NODE_DEADLINE_SECONDS), FAST_DOWNING, witnessDir.toString()));
     List<NodeProcess> nodes = group.nodes();
     NodeProcess victim = null;
     for (NodeProcess node : nodes) {
@@ -111,6 +116,8 @@ class CrashFailoverTest {
       lost += Long.parseLong(report.get("lostSinceMark"));
       lostAfterDetection += Long.parseLong(report.get("lostAfterDetection"));
     }
-    return new Outcome(victim.name, sent, lost, lostAfterDetection, reports);
+    String witness = WitnessLog.read(witnessDir, NODES)
+        .assertSingleWriterInOrder("killed " + victim.name + (killCoordinator ? " (the coordinator's node)" : ""));
+    return new Outcome(victim.name, sent, lost, lostAfterDetection, reports, witness);
   }
 }

@@ -28,7 +28,11 @@ import org.apache.pekko.cluster.typed.Subscribe;
  *
  * <pre>
  * FailoverNode &lt;port&gt; &lt;seed ports&gt; &lt;name&gt; &lt;nodes&gt; &lt;entities&gt; &lt;deadline seconds&gt; &lt;extra config&gt;
+ *              [&lt;witness directory&gt;]
  * </pre>
+ *
+ * <p>With a witness directory, its entities also record every incarnation's start and every
+ * message they process to the node's {@link Witness} file, for {@link WitnessLog}'s checks.
  *
  * <p>Its entities acknowledge every message to the sending node, so what a sender got through is
  * known even for entities whose node was killed afterwards. Commands on stdin:
@@ -60,19 +64,26 @@ public final class FailoverNode {
 
   private FailoverNode() {}
 
-  static Behavior<Ping> entity(String entityId) {
+  static Behavior<Ping> entity(String entityId, Witness witness) {
     int index = Integer.parseInt(entityId.substring(entityId.indexOf('-') + 1));
-    return Behaviors.receive(Ping.class)
-        .onMessage(Ping.class, p -> {
-          p.ackTo().tell(new Ack(index, p.seq()));
-          return Behaviors.same();
-        })
-        .build();
+    return Behaviors.setup(ctx -> {
+      int incarnation = witness == null ? 0 : witness.started(index);
+      return Behaviors.receive(Ping.class)
+          .onMessage(Ping.class, p -> {
+            if (witness != null) {
+              witness.processed(index, incarnation, FreezeNode.nodeIndex(p.sender()), p.seq());
+            }
+            p.ackTo().tell(new Ack(index, p.seq()));
+            return Behaviors.same();
+          })
+          .build();
+    });
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 7) {
-      System.err.println("usage: FailoverNode <port> <seedPorts> <name> <nodes> <entities> <deadlineSeconds> <config>");
+    if (args.length != 7 && args.length != 8) {
+      System.err.println("usage: FailoverNode <port> <seedPorts> <name> <nodes> <entities> <deadlineSeconds> <config> "
+          + "[<witnessDir>]");
       System.exit(2);
     }
     int port = Integer.parseInt(args[0]);
@@ -81,11 +92,12 @@ public final class FailoverNode {
     int nodes = Integer.parseInt(args[3]);
     int entities = Integer.parseInt(args[4]);
     NodeSupport.startDeadline(name, Long.parseLong(args[5]));
+    Witness witness = args.length == 8 ? Witness.open(java.nio.file.Path.of(args[7]).resolve(name + ".bin")) : null;
 
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME,
         NodeSupport.config(SYSTEM_NAME, port, seedPorts, args[6]));
     ClusterSharding sharding = ClusterSharding.get(system);
-    sharding.start(Entity.of(TYPE, ctx -> entity(ctx.entityId())));
+    sharding.start(Entity.of(TYPE, ctx -> entity(ctx.entityId(), witness)));
 
     BitSet[] acked = new BitSet[entities];
     for (int e = 0; e < entities; e++) {
@@ -149,6 +161,9 @@ public final class FailoverNode {
             traffic.join();
           }
           awaitQuiet(acked);
+          if (witness != null) {
+            witness.flush();
+          }
           report(name, acked, round.get(), Math.max(markedAt[0], 0), unreachableAt.get());
         }
         default -> System.err.println(name + ": unknown command [" + command + "]");

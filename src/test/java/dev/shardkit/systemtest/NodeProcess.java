@@ -9,6 +9,7 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -27,18 +28,26 @@ import java.util.concurrent.TimeUnit;
 final class NodeProcess {
   private static final int KEPT_LINES = 200;
   private static final List<String> KEYWORDS = List.of("FORMED", "SENT", "RESULT", "ENTITIES", "FAILED", "DEADLINE",
-      "STARTED", "STOPPED", "REPORT", "HELD");
+      "STARTED", "STOPPED", "REPORT", "HELD", "SAW", "ADOPTED");
 
   final String name;
   final Process process;
   private final Writer stdin;
   private final BlockingQueue<String> protocol = new LinkedBlockingQueue<>();
   private final Deque<String> recent = new ArrayDeque<>();
+  /** Every line the process prints, when the test keeps a log of it; else null. */
+  private final Writer log;
 
-  private NodeProcess(String name, Process process) {
+  private NodeProcess(String name, Process process, Path logFile) throws IOException {
     this.name = name;
     this.process = process;
     this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+    if (logFile != null) {
+      Files.createDirectories(logFile.getParent());
+      this.log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8);
+    } else {
+      this.log = null;
+    }
     Thread reader = new Thread(this::readOutput, "output-" + name);
     reader.setDaemon(true);
     reader.start();
@@ -50,6 +59,11 @@ final class NodeProcess {
    * @param args the main class's arguments
    */
   static NodeProcess start(String name, Class<?> mainClass, List<String> args) throws IOException {
+    return start(name, mainClass, args, null);
+  }
+
+  /** Like {@link #start(String, Class, List)}, keeping all the process's output in {@code logFile} too. */
+  static NodeProcess start(String name, Class<?> mainClass, List<String> args, Path logFile) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command = new ArrayList<>(List.of(java,
         "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -57,7 +71,7 @@ final class NodeProcess {
         mainClass.getName()));
     command.addAll(args);
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    return new NodeProcess(name, p);
+    return new NodeProcess(name, p, logFile);
   }
 
   /** Distinct free ports: all sockets are held open until every port is picked. */
@@ -83,6 +97,11 @@ final class NodeProcess {
         StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
+        if (log != null) {
+          log.write(line);
+          log.write('\n');
+          log.flush();
+        }
         synchronized (recent) {
           recent.addLast(line);
           if (recent.size() > KEPT_LINES) {
@@ -126,6 +145,21 @@ final class NodeProcess {
         return parse(line);
       }
     }
+  }
+
+  /**
+   * The first protocol line with this keyword whose values match, that has come and not been
+   * taken yet, taken now (other lines stay queued); null if there is none. Does not wait.
+   */
+  Map<String, String> poll(String keyword, java.util.function.Predicate<Map<String, String>> matching) {
+    for (java.util.Iterator<String> it = protocol.iterator(); it.hasNext(); ) {
+      String line = it.next();
+      if ((line.startsWith(keyword + " ") || line.equals(keyword)) && matching.test(parse(line))) {
+        it.remove();
+        return parse(line);
+      }
+    }
+    return null;
   }
 
   private String diagnostics() {

@@ -107,9 +107,6 @@ final class NodeSupport {
               hostname = "127.0.0.1"
               port = %d
             }
-            # Senders tell thousands of messages without flow control; Artery drops what overflows
-            # a connection's outbound queue (3072 by default): remoting's limit, not sharding's.
-            advanced.outbound-message-queue-size = 100000
           }
           cluster {
             seed-nodes = [%s]

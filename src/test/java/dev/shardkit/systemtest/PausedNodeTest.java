@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Timeout;
  * unreachable, then thawed with SIGCONT before the split-brain resolver would down it. While it
  * is unreachable, the other regions hold the messages for its shards; when it is reachable again
  * they send them on. Asserted: the other regions held messages for it while it was unreachable,
- * no message from any node is lost, and the frozen node was really seen unreachable.
+ * no message from any node is lost, the frozen node was really seen unreachable, and, by an external
+ * witness ({@link WitnessLog}), no entity had two incarnations processing at the same time and every
+ * sender's messages were processed in the order sent.
  */
 class PausedNodeTest {
   private static final int NODES = 3;
@@ -40,8 +42,9 @@ class PausedNodeTest {
   @Test
   @Timeout(value = 400, unit = TimeUnit.SECONDS)
   void messagesForAnUnreachableNodeAreHeldAndDeliveredWhenItIsBack() throws Exception {
+    java.nio.file.Path witnessDir = java.nio.file.Path.of("target", "paused", "witness");
     group = NodeGroup.start(NODES, FailoverNode.class, List.of(Integer.toString(NODES), Integer.toString(ENTITIES),
-        Integer.toString(NODE_DEADLINE_SECONDS), SLOW_DOWNING));
+        Integer.toString(NODE_DEADLINE_SECONDS), SLOW_DOWNING, witnessDir.toString()));
     List<NodeProcess> nodes = group.nodes();
     for (NodeProcess node : nodes) {
       node.await("FORMED", 240);
@@ -83,6 +86,7 @@ class PausedNodeTest {
         + " of " + sent + " messages; " + reports);
     assertTrue(held > 0, "while the node was unreachable, messages for its shards were held, not sent: " + held);
     assertEquals(0, lost, "messages lost: " + reports);
+    System.out.println(WitnessLog.read(witnessDir, NODES).assertSingleWriterInOrder("froze " + frozen.name));
   }
 
   private static void signal(NodeProcess node, String signal) throws Exception {

@@ -1,7 +1,9 @@
 package dev.shardkit.sharding;
 
 import com.typesafe.config.Config;
+import dev.shardkit.sharding.internal.DeliveryGate;
 import dev.shardkit.sharding.internal.EntityRefImpl;
+import dev.shardkit.sharding.internal.NodeGate;
 import dev.shardkit.sharding.internal.RegionHandle;
 import dev.shardkit.sharding.internal.RegionSpec;
 import dev.shardkit.sharding.internal.RegisteredType;
@@ -157,6 +159,8 @@ public final class ClusterSharding implements Extension {
       return existing.handle().region().unsafeUpcast();
     }
     Config shardingConfig = system.settings().config().getConfig("shardkit.sharding");
+    // The node's delivery gate runs before any of its entities can: they check it.
+    NodeGate.get(system);
     CoordinatorStateStoreProvider provider = StateStores.provider(shardingConfig, settings.stateStoreMode());
     // Only regions that host entities remember them; a proxy never starts a shard.
     Optional<RememberEntitiesStoreProvider> remember = createBehavior.isPresent() && settings.rememberEntities()
@@ -193,13 +197,28 @@ public final class ClusterSharding implements Extension {
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(classic);
     Duration phaseTimeout = Duration.ofNanos(
         shutdown.timeout(CoordinatedShutdown.PhaseClusterShardingShutdownRegion()).toNanos());
-    shutdown.addTask(CoordinatedShutdown.PhaseClusterShardingShutdownRegion(), "shardkit-region-" + name,
-        () -> shutdownRegion(region, phaseTimeout).exceptionally(e -> {
-          system.log().warn("Entity type [{}]: the region did not hand off all its shards within {} ms ({}); "
-              + "the node leaves anyway", name, phaseTimeout.toMillis(), e.toString());
-          return Done.getInstance();
-        }));
+    shutdown.addTask(CoordinatedShutdown.PhaseClusterShardingShutdownRegion(), "shardkit-region-" + name, () -> {
+      if (nodeIsOut()) {
+        return CompletableFuture.completedFuture(Done.getInstance());
+      }
+      return shutdownRegion(region, phaseTimeout).exceptionally(e -> {
+        system.log().warn("Entity type [{}]: the region did not hand off all its shards within {} ms ({}); "
+            + "the node leaves anyway", name, phaseTimeout.toMillis(), e.toString());
+        return Done.getInstance();
+      });
+    });
     return region.unsafeUpcast();
+  }
+
+  /**
+   * A node that was downed or removed hands nothing off: nobody would take the shards (the others
+   * no longer hear it), they are started elsewhere anyway, and its region has already stopped.
+   */
+  private boolean nodeIsOut() {
+    var status = cluster.selfMember().status();
+    return cluster.isTerminated() || status == org.apache.pekko.cluster.MemberStatus.down()
+        || status == org.apache.pekko.cluster.MemberStatus.removed()
+        || NodeGate.get(system).gate().state() == DeliveryGate.State.DOWN;
   }
 
   private CompletionStage<Done> shutdownRegion(ActorRef<Object> region, Duration timeout) {

@@ -34,7 +34,9 @@ public final class EntityTable {
     /** It stopped without passivating and starts again after a back-off. */
     BACKOFF,
     /** It is remembered and starts with the next recovery batch. */
-    RECOVERY
+    RECOVERY,
+    /** The node's delivery gate is closed: the node may have been replaced elsewhere. */
+    GATE
   }
 
   // Active and passivating entities share one map (one entry per entity); the few passivating

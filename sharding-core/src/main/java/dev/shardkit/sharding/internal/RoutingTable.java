@@ -18,6 +18,10 @@ import org.apache.pekko.actor.typed.ActorRef;
  * ({@link #home} is null), so messages for it wait in the region instead of vanishing into a node
  * that may be dead. They go on when the node is reachable again, or to the shard's next home
  * once the node is removed.
+ *
+ * <p>Likewise the shards hosted here are held while this node's delivery gate is closed
+ * ({@link #localHeld}): the node may have been downed while it was not looking, so callers' messages
+ * for them wait in the region, within its bounded buffers, until the node is confirmed a member.
  */
 public final class RoutingTable {
   /** Where a shard lives, as seen from one region. */
@@ -45,16 +49,19 @@ public final class RoutingTable {
     }
   }
 
-  private static final RoutingTable EMPTY = new RoutingTable(Map.of(), Set.of(), Set.of());
+  private static final RoutingTable EMPTY = new RoutingTable(Map.of(), Set.of(), Set.of(), false);
 
   private final Map<String, Home> homes;
   private final Set<Address> unreachable;
   private final Set<ActorRef<Object>> closing;
+  private final boolean localHeld;
 
-  private RoutingTable(Map<String, Home> homes, Set<Address> unreachable, Set<ActorRef<Object>> closing) {
+  private RoutingTable(Map<String, Home> homes, Set<Address> unreachable, Set<ActorRef<Object>> closing,
+      boolean localHeld) {
     this.homes = homes;
     this.unreachable = unreachable;
     this.closing = closing;
+    this.localHeld = localHeld;
   }
 
   public static RoutingTable empty() {
@@ -80,11 +87,25 @@ public final class RoutingTable {
 
   /**
    * True when messages for {@code home} must wait: it is on an unreachable node, or it is a region
-   * that is gone and whose link is being closed (what the link hands back goes first).
+   * that is gone and whose link is being closed (what the link hands back goes first), or it is
+   * local while this node waits to be confirmed a member.
    */
   public boolean isHeld(Home home) {
+    if (home instanceof Local) {
+      return localHeld;
+    }
     return home instanceof Remote r && (!unreachable.isEmpty() && unreachable.contains(r.region().path().address())
         || !closing.isEmpty() && closing.contains(r.region()));
+  }
+
+  /** True while the shards hosted here are held. */
+  public boolean localHeld() {
+    return localHeld;
+  }
+
+  /** The same homes, with the shards hosted here held or not. */
+  public RoutingTable withLocalHeld(boolean held) {
+    return held == localHeld ? this : new RoutingTable(homes, unreachable, closing, held);
   }
 
   /** The nodes this table treats as unreachable. */
@@ -95,7 +116,7 @@ public final class RoutingTable {
   public RoutingTable withHome(String shardId, Home home) {
     Map<String, Home> copy = new HashMap<>(homes);
     copy.put(shardId, home);
-    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, closing);
+    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, closing, localHeld);
   }
 
   public RoutingTable without(String shardId) {
@@ -104,7 +125,7 @@ public final class RoutingTable {
     }
     Map<String, Home> copy = new HashMap<>(homes);
     copy.remove(shardId);
-    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, closing);
+    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, closing, localHeld);
   }
 
   /** The table without every shard that lived in {@code region}, which is no longer closing either. */
@@ -118,7 +139,7 @@ public final class RoutingTable {
       stillClosing = Set.copyOf(rest);
     }
     return copy.size() == homes.size() && stillClosing == closing ? this
-        : new RoutingTable(Collections.unmodifiableMap(copy), unreachable, stillClosing);
+        : new RoutingTable(Collections.unmodifiableMap(copy), unreachable, stillClosing, localHeld);
   }
 
   /**
@@ -131,7 +152,7 @@ public final class RoutingTable {
     }
     Set<ActorRef<Object>> more = new HashSet<>(closing);
     more.add(region);
-    return new RoutingTable(homes, unreachable, Set.copyOf(more));
+    return new RoutingTable(homes, unreachable, Set.copyOf(more), localHeld);
   }
 
   /** True while the shards of {@code region} are held for its link to close. */
@@ -141,7 +162,7 @@ public final class RoutingTable {
 
   /** The same homes, with {@code nodes} as the unreachable ones. */
   public RoutingTable withUnreachable(Set<Address> nodes) {
-    return new RoutingTable(homes, Set.copyOf(nodes), closing);
+    return new RoutingTable(homes, Set.copyOf(nodes), closing, localHeld);
   }
 
   /** The shards hosted by the region that owns this table. */

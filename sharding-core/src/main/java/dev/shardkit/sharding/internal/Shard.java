@@ -24,6 +24,8 @@ import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ChildFailed;
+import org.apache.pekko.actor.typed.MailboxSelector;
+import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -70,6 +72,9 @@ public final class Shard extends AbstractBehavior<Object> {
    * their next message. Local only.
    */
   public enum CancelHandOff implements NoSerializationVerificationNeeded { INSTANCE }
+
+  /** The node's delivery gate opened (or never was really closed): waiting entities may start. Local only. */
+  private enum GateOpened implements NoSerializationVerificationNeeded { INSTANCE }
 
   /** Region → shard: its share of the region's active-entity limit. Local only. */
   public record EntityLimit(int limit) implements NoSerializationVerificationNeeded {}
@@ -149,6 +154,13 @@ public final class Shard extends AbstractBehavior<Object> {
   /** Set while handing off: every entity is stopped, and the shard stops when none is left. */
   private boolean handingOff;
 
+  /** Entities start only while it is open; their mailboxes hold their messages while it is closed. */
+  private final DeliveryGate gate;
+  /** The shard waits for the gate to open: it starts the entities waiting for it then. */
+  private boolean parkedOnGate;
+  private final DeliveryGate.Parked gateWaker;
+  private static final Props ENTITY_MAILBOX = MailboxSelector.fromConfig(GatedMailbox.CONFIG_PATH);
+
   private Shard(ActorContext<Object> context, RegionSpec spec, String shardId,
       ActorRef<Object> region, int entityLimit, DropReporter drops) {
     super(context);
@@ -163,6 +175,9 @@ public final class Shard extends AbstractBehavior<Object> {
     this.selfAsShard = context.getSelf().narrow();
     this.restarts = new RestartBackoff(settings.entityRestartBackoff(), settings.entityRestartBackoffMax());
     this.limit = entityLimit;
+    this.gate = NodeGate.get(context.getSystem()).gate();
+    ActorRef<Object> self = context.getSelf();
+    this.gateWaker = () -> self.tell(GateOpened.INSTANCE);
     boolean automatic = settings.passivationIdleTimeout().isPresent() || settings.activeEntityLimit().isPresent();
     this.recency = automatic ? new EntityRecency() : null;
     this.idleNanos = settings.passivationIdleTimeout().map(Duration::toNanos).orElse(0L);
@@ -215,6 +230,7 @@ public final class Shard extends AbstractBehavior<Object> {
         .onMessage(GetShardState.class, this::onGetShardState)
         .onMessageEquals(HandOff.INSTANCE, this::onHandOff)
         .onMessageEquals(CancelHandOff.INSTANCE, this::onCancelHandOff)
+        .onMessageEquals(GateOpened.INSTANCE, this::onGateOpened)
         .onSignal(PostStop.class, s -> onPostStop())
         .build();
   }
@@ -301,6 +317,10 @@ public final class Shard extends AbstractBehavior<Object> {
    * entity then tries again after its back-off.
    */
   private void startEntity(String entityId, List<Object> messages) {
+    if (!gate.isOpen()) {
+      waitForGate(entityId, messages);
+      return;
+    }
     Behavior<Object> behavior;
     try {
       behavior = createBehavior.apply(new EntityContext<>(typeKey, entityId, selfAsShard));
@@ -318,7 +338,7 @@ public final class Shard extends AbstractBehavior<Object> {
       }
       return;
     }
-    ActorRef<Object> spawned = getContext().spawn(behavior, EntityTable.actorName(entityId));
+    ActorRef<Object> spawned = getContext().spawn(behavior, EntityTable.actorName(entityId), ENTITY_MAILBOX);
     // A plain watch: the table finds the id from the ref's name, so nothing is kept per entity.
     getContext().watch(spawned);
     org.apache.pekko.actor.ActorRef ref = Adapter.toClassic(spawned);
@@ -330,6 +350,32 @@ public final class Shard extends AbstractBehavior<Object> {
     if (handingOff) {
       stop(entityId, ref);
     }
+  }
+
+  /**
+   * The node may have been downed while it was not looking, and the entity started elsewhere: it
+   * starts here only once the node's delivery gate has opened, with {@code messages} first.
+   */
+  private void waitForGate(String entityId, List<Object> messages) {
+    for (Object m : messages) {
+      if (!entities.hold(entityId, m)) {
+        drops.dropped(m, "buffer full while entity [" + entityId + "] of shard [" + shardId + "] waits for this "
+            + "node to be confirmed a member", Adapter.toClassic(getContext().getSelf()));
+      }
+    }
+    entities.waiting(entityId, Wait.GATE);
+    if (!parkedOnGate) {
+      parkedOnGate = true;
+      if (!gate.park(gateWaker)) {
+        gateWaker.wake();
+      }
+    }
+  }
+
+  private Behavior<Object> onGateOpened() {
+    parkedOnGate = false;
+    entities.waitingIds(Wait.GATE).forEach(this::admit);
+    return this;
   }
 
   // ---- passivation

@@ -84,6 +84,9 @@ public final class ShardCoordinator {
 
   private record Terminated(ActorRef<Object> ref) implements NoSerializationVerificationNeeded {}
 
+  /** The removal margin of a region whose node was removed has passed. */
+  private record RemovalMarginPassed(ActorRef<Object> region) implements NoSerializationVerificationNeeded {}
+
   private enum RebalanceTick implements NoSerializationVerificationNeeded { INSTANCE }
 
   private record HandOffTimeout(String shardId) implements NoSerializationVerificationNeeded {}
@@ -162,6 +165,10 @@ public final class ShardCoordinator {
   private final Set<String> untouched = new LinkedHashSet<>();
   /** How many regions took shards when the unused ones were last placed; -1 before that. */
   private int regionsAtLastSpread = -1;
+  /** The downing provider's removal margin ({@link RemovalMargin}). */
+  private final Duration removalMargin;
+  /** Regions of removed nodes whose shards wait for the removal margin before they move. */
+  private final Set<ActorRef<Object>> inRemovalMargin = new HashSet<>();
 
   private ShardCoordinator(ActorContext<Object> context, TimerScheduler<Object> timers, StashBuffer<Object> stash,
       String typeName, ShardAllocationStrategy strategy, CoordinatorStateStore store, Optional<String> role,
@@ -182,6 +189,7 @@ public final class ShardCoordinator {
     this.store = store;
     this.log = context.getLog();
     this.cluster = Cluster.get(Adapter.toClassic(context.getSystem()));
+    this.removalMargin = Duration.ofNanos(cluster.downingProvider().downRemovalMargin().toNanos());
   }
 
   /**
@@ -303,6 +311,10 @@ public final class ShardCoordinator {
         .onMessage(RegisterProxy.class, r -> onRegister(r.proxy(), Set.of(), true))
         .onMessage(GetShardHome.class, this::onGetShardHome)
         .onMessage(Terminated.class, this::onTerminated)
+        .onMessage(RemovalMarginPassed.class, m -> {
+          inRemovalMargin.remove(m.region());
+          return regionGone(m.region());
+        })
         .onMessageEquals(SettleTimeout.INSTANCE, () -> {
           if (!settled) {
             log.info("Coordinator of [{}]: not every Up node's region registered within {} ms; allocating anyway",
@@ -947,6 +959,33 @@ public final class ShardCoordinator {
   }
 
   private Behavior<Object> onTerminated(Terminated t) {
+    List<String> hosted = state.regions().get(t.ref());
+    if (hosted != null && !inRemovalMargin.contains(t.ref())) {
+      Duration wait = RemovalMargin.before(removalMargin, isMemberNotDown(addressOf(t.ref())), hosted.size());
+      if (!wait.isZero()) {
+        inRemovalMargin.add(t.ref());
+        log.info("Coordinator of [{}]: region {} is gone with {} shard(s): its node was removed from the cluster; "
+            + "they get new homes in {} ms (the removal margin), when that node has surely stopped them", typeName,
+            t.ref().path(), hosted.size(), wait.toMillis());
+        timers.startSingleTimer(new RemovalMarginPassed(t.ref()), wait);
+        return Behaviors.same();
+      }
+    }
+    return inRemovalMargin.contains(t.ref()) ? Behaviors.same() : regionGone(t.ref());
+  }
+
+  private boolean isMemberNotDown(Address address) {
+    for (Member m : cluster.state().getMembers()) {
+      if (m.address().equals(address)) {
+        return m.status() != MemberStatus.down() && m.status() != MemberStatus.removed();
+      }
+    }
+    return false;
+  }
+
+  /** The region and its shards are gone: they get new homes. */
+  private Behavior<Object> regionGone(ActorRef<Object> region) {
+    Terminated t = new Terminated(region);
     if (state.regions().containsKey(t.ref())) {
       log.info("Coordinator of [{}]: region {} is gone with {} shard(s)", typeName, t.ref().path(),
           state.regions().get(t.ref()).size());

@@ -41,7 +41,13 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.ClusterEvent.MemberDowned;
+import org.apache.pekko.cluster.ClusterEvent.MemberEvent;
+import org.apache.pekko.cluster.ClusterEvent.MemberJoined;
+import org.apache.pekko.cluster.ClusterEvent.MemberUp;
+import org.apache.pekko.cluster.ClusterEvent.MemberWeaklyUp;
 import org.apache.pekko.cluster.ClusterEvent.ReachabilityEvent;
+import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.ClusterEvent.ReachableMember;
 import org.apache.pekko.cluster.ClusterEvent.UnreachableMember;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -142,6 +148,8 @@ public final class ShardRegion {
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
   private boolean shuttingDown;
   private RoutingTable table = RoutingTable.empty();
+  /** The other nodes whose shards are held: unreachable or downed. */
+  private HeldNodes heldNodes = HeldNodes.NONE;
   private ActorRef<Object> coordinator;
   /** The active-entity limit's shares; null without a limit. */
   private final EntityLimits entityLimits;
@@ -191,6 +199,9 @@ public final class ShardRegion {
       ShardRegion region = new ShardRegion(ctx, timers, spec);
       Cluster.get(ctx.getSystem()).subscriptions()
           .tell(Subscribe.create(ctx.getSelf().<ReachabilityEvent>narrow(), ReachabilityEvent.class));
+      Cluster.get(ctx.getSystem()).subscriptions()
+          .tell(Subscribe.create(ctx.getSelf().<MemberEvent>narrow(), MemberEvent.class));
+      NodeGate.get(ctx.getSystem()).keeper().tell(new GateKeeper.Subscribe(ctx.getSelf()));
       region.register();
       return region.registering();
     }));
@@ -249,8 +260,12 @@ public final class ShardRegion {
         .onMessageEquals(LinksFlushedCheck.INSTANCE, this::afterChange)
         .onMessage(ShardHome.class, this::onShardHome)
         .onMessage(RegionTerminated.class, this::onRegionTerminated)
-        .onMessage(UnreachableMember.class, u -> onReachability(u.member().address(), false))
-        .onMessage(ReachableMember.class, r -> onReachability(r.member().address(), true))
+        .onMessage(UnreachableMember.class, u -> onReachability(u.member().address(),
+            heldNodes.unreachable(u.member().address(), u.member().uniqueAddress().longUid())))
+        .onMessage(ReachableMember.class, r -> onReachability(r.member().address(),
+            heldNodes.reachable(r.member().address(), r.member().uniqueAddress().longUid())))
+        .onMessage(MemberEvent.class, this::onMemberEvent)
+        .onMessage(GateKeeper.GateChanged.class, this::onGateChanged)
         .onMessage(ShardTerminated.class, this::onShardTerminated)
         .onMessage(RestartShard.class, this::onRestartShard)
         .onMessage(Shard.EntitiesLive.class, this::onEntitiesLive)
@@ -368,14 +383,15 @@ public final class ShardRegion {
    */
   private void route(Deliver deliver, boolean admitted) {
     Home home = table.knownHome(deliver.shardId());
-    if (home instanceof Local local) {
+    if (home instanceof Local local && !table.isHeld(local)) {
       local.shard().tell(deliver);
-    } else if (home instanceof Remote held && table.isHeld(home)) {
-      // Its node is unreachable (or its region is gone and its link closing): hold the message
-      // until the node is back or the shard has its next home.
+    } else if (home != null && table.isHeld(home)) {
+      // Its node is unreachable (or its region is gone and its link closing), or this node waits
+      // to be confirmed a member: hold the message until that is over or the shard moves.
       if (!buffers.offer(deliver.shardId(), deliver)) {
         drop(deliver.message(), "buffer full (buffer-size = " + buffers.limit() + "), dropping a message for shard ["
-            + deliver.shardId() + "] whose home " + held.region().path().address() + " is unreachable");
+            + deliver.shardId() + "] whose home " + (home instanceof Local ? "here waits for this node to be confirmed "
+            + "a member" : home.target().path().address() + " is unreachable"));
       }
     } else if (home instanceof Remote remote) {
       Optional<String> problem = spec.handle().serializability().problem(deliver.message().getClass());
@@ -530,12 +546,15 @@ public final class ShardRegion {
   }
 
   /**
-   * A node became unreachable (messages for shards there are held from now on) or reachable
-   * again (what was held goes on, before the shortcut may send anything newer).
+   * A node became unreachable or was downed (messages for shards there are held from now on), or
+   * is reachable again and was not downed (what was held goes on, before the shortcut may send
+   * anything newer); see {@link HeldNodes}.
    */
-  private Behavior<Object> onReachability(Address node, boolean reachable) {
-    Set<Address> unreachable = new HashSet<>(table.unreachable());
-    if (!(reachable ? unreachable.remove(node) : unreachable.add(node))) {
+  private Behavior<Object> onReachability(Address node, HeldNodes next) {
+    heldNodes = next;
+    Set<Address> unreachable = next.addresses();
+    boolean reachable = !unreachable.contains(node);
+    if (unreachable.equals(table.unreachable())) {
       return Behaviors.same();
     }
     table = table.withUnreachable(unreachable);
@@ -553,6 +572,59 @@ public final class ShardRegion {
           reachable ? "reachable again" : "unreachable", affected.size(), reachable ? "go on" : "are held");
     }
     return afterChange();
+  }
+
+  /**
+   * This node's delivery gate closed (the node may have been downed while it was not looking:
+   * messages for the shards hosted here are held from now on), opened (what was held goes on,
+   * before the shortcut may send anything newer), or closed for good (the node is out of the
+   * cluster: the region stops, and its shards with it, without hand-off).
+   */
+  private Behavior<Object> onGateChanged(GateKeeper.GateChanged change) {
+    if (change == GateKeeper.GateChanged.DOWN) {
+      log.warn("Entity type [{}]: this node is no longer a member of the cluster; the region stops with its {} "
+          + "shard(s), without hand-off, and drops the {} message(s) it holds", spec.typeName(),
+          table.localShards().size(), buffers.total());
+      for (String shardId : List.copyOf(buffers.keys())) {
+        buffers.drain(shardId).forEach(m -> drop(((Deliver) m).message(), "this node is no longer a member of the "
+            + "cluster, dropping a message for shard [" + shardId + "]"));
+      }
+      shutdownWaiters.forEach(w -> w.tell(org.apache.pekko.Done.getInstance()));
+      return Behaviors.stopped();
+    }
+    boolean held = change == GateKeeper.GateChanged.CLOSED;
+    if (table.localHeld() == held) {
+      return Behaviors.same();
+    }
+    table = table.withLocalHeld(held);
+    if (!held) {
+      for (String shardId : table.localShards().keySet()) {
+        for (Object message : buffers.drain(shardId)) {
+          route((Deliver) message);
+        }
+      }
+    }
+    spec.handle().publish(table);
+    return afterChange();
+  }
+
+  /**
+   * A downed node's shards are held even if it is reachable (it may wake from a freeze just after
+   * the others downed it): they get new homes when it has been removed. A node joining again at a
+   * held address ends the holds of its old incarnation.
+   */
+  private Behavior<Object> onMemberEvent(MemberEvent event) {
+    Member member = event.member();
+    if (member.uniqueAddress().equals(Cluster.get(context.getSystem()).selfMember().uniqueAddress())) {
+      return Behaviors.same();
+    }
+    if (event instanceof MemberDowned) {
+      return onReachability(member.address(), heldNodes.downed(member.address(), member.uniqueAddress().longUid()));
+    }
+    if (event instanceof MemberJoined || event instanceof MemberWeaklyUp || event instanceof MemberUp) {
+      return onReachability(member.address(), heldNodes.joined(member.address(), member.uniqueAddress().longUid()));
+    }
+    return Behaviors.same();
   }
 
   private Behavior<Object> onShardTerminated(ShardTerminated terminated) {
@@ -739,6 +811,14 @@ public final class ShardRegion {
   /** A batch from another region's link: delivered if it is the next in that link's sequence. */
   private Behavior<Object> onDeliveryBatch(DeliveryBatch batch) {
     ActorRef<Object> link = batch.link();
+    if (table.localHeld()) {
+      // This node may have been downed while it was not looking. Taking the batch would make its
+      // sender count its messages as delivered; unacknowledged, they are sent again once the node
+      // is confirmed a member, or handed back to the sender's region if it is removed.
+      log.debug("Entity type [{}]: batch {} from {} waits until this node is confirmed a member", spec.typeName(),
+          batch.seq(), link);
+      return Behaviors.same();
+    }
     boolean known = inbound.knows(link);
     switch (inbound.offer(link, batch.seq())) {
       case DELIVER -> {

@@ -199,7 +199,7 @@ class RoutingTableTest {
         .withHome("2", remote(region1))
         .withHome("3", remote(region2))
         .withUnreachable(Set.of(node));
-    assertEquals(new Local(shardA), t.home("1"), "a local shard is never held");
+    assertEquals(new Local(shardA), t.home("1"), "a local shard is not held for another node");
     assertNull(t.home("2"));
     assertNull(t.target("3"));
     assertEquals(remote(region1), t.knownHome("2"));
@@ -235,5 +235,29 @@ class RoutingTableTest {
     assertNull(forgotten.knownHome("1"));
     RoutingTable placedAgain = forgotten.withHome("1", remote(region1));
     assertSame(region1, placedAgain.target("1"), "a region no longer closing is routable again");
+  }
+
+  @Test
+  void localShardsAreHeldWhileThisNodeWaitsToBeConfirmed() {
+    RoutingTable t = RoutingTable.empty()
+        .withHome("1", new Local(shardA))
+        .withHome("2", remote(region1))
+        .withLocalHeld(true);
+    assertNull(t.home("1"), "callers' messages for it go through the region, which holds them");
+    assertEquals(new Local(shardA), t.knownHome("1"), "the home is still known");
+    assertTrue(t.isHeld(t.knownHome("1")));
+    assertEquals(remote(region1), t.home("2"), "other nodes' shards are not affected");
+    assertEquals(Map.of("1", shardA), t.localShards());
+
+    RoutingTable added = t.withHome("3", new Local(shardB)).without("2");
+    assertNull(added.home("3"), "a shard started meanwhile is held too");
+    assertTrue(added.localHeld());
+
+    RoutingTable back = added.withLocalHeld(false);
+    assertEquals(new Local(shardA), back.home("1"));
+    assertEquals(new Local(shardB), back.home("3"));
+    assertSame(back, back.withLocalHeld(false));
+    assertTrue(added.withUnreachable(Set.of(region1.path().address())).localHeld(), "kept across other changes");
+    assertTrue(added.withClosing(region2).localHeld(), "and across a region closing");
   }
 }

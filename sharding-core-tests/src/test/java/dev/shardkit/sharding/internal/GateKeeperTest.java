@@ -1,0 +1,71 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.testkit.TestCluster;
+import java.time.Duration;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Down;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The keepers of three real nodes: a node that was paused asks the others and goes on once they
+ * confirm it; a node that is downed closes its gate for good.
+ */
+class GateKeeperTest {
+  private TestCluster cluster;
+
+  @AfterEach
+  void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private TestCluster threeNodes(String name) {
+    cluster = new TestCluster(name).startNodes(3);
+    cluster.systems().forEach(NodeGate::get);
+    return cluster;
+  }
+
+  private static TestProbe<Object> subscribe(ActorSystem<?> system) {
+    TestProbe<Object> probe = TestProbe.create(system);
+    NodeGate.get(system).keeper().tell(new GateKeeper.Subscribe(probe.ref()));
+    return probe;
+  }
+
+  @Test
+  void aPausedNodeThatNobodyDownedIsConfirmedAndGoesOn() {
+    ActorSystem<Void> node = threeNodes("GatePaused").system(2);
+    TestProbe<Object> probe = subscribe(node);
+    DeliveryGate gate = NodeGate.get(node).gate();
+    assertTrue(gate.isOpen());
+
+    NodeGate.get(node).keeper().tell(new GateKeeper.Paused(Duration.ofSeconds(5).toNanos()));
+    probe.expectMessage(Duration.ofSeconds(10), GateKeeper.GateChanged.CLOSED);
+    probe.expectMessage(Duration.ofSeconds(10), GateKeeper.GateChanged.OPENED);
+    assertTrue(gate.isOpen());
+  }
+
+  @Test
+  void aDownedNodeClosesItsGateForGood() {
+    TestCluster c = threeNodes("GateDowned");
+    ActorSystem<Void> node = c.system(2);
+    TestProbe<Object> probe = subscribe(node);
+    DeliveryGate gate = NodeGate.get(node).gate();
+
+    Cluster.get(c.system(0)).manager().tell(new Down(c.address(2)));
+    probe.expectMessage(Duration.ofSeconds(20), GateKeeper.GateChanged.DOWN);
+    assertEquals(DeliveryGate.State.DOWN, gate.state());
+    assertFalse(gate.isOpen());
+    // A pause reported now changes nothing: a node that is out never asks to come back.
+    NodeGate.get(node).keeper().tell(new GateKeeper.Paused(Duration.ofSeconds(5).toNanos()));
+    probe.expectNoMessage(Duration.ofMillis(500));
+    assertEquals(DeliveryGate.State.DOWN, gate.state());
+  }
+}

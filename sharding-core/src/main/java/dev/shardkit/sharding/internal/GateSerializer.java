@@ -1,0 +1,108 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.internal.GateProtocol.ConfirmMember;
+import dev.shardkit.sharding.internal.GateProtocol.MemberConfirmed;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.NotSerializableException;
+import java.io.UncheckedIOException;
+import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.serialization.SerializerWithStringManifest;
+
+/**
+ * Pekko serializer for {@link GateProtocol}; identifier 7243 unless
+ * {@code pekko.actor.serialization-identifiers} says otherwise.
+ *
+ * <p>Format, by manifest: {@code C} ConfirmMember: long round, long uid, ref replyTo;
+ * {@code CA} MemberConfirmed: long round, ref from, boolean current. A long is 8 bytes big-endian; a ref is the
+ * typed ref's {@link ActorRefResolver#toSerializationFormat} form as modified UTF-8 with a 2-byte
+ * length. Readers ignore bytes after the fields they know, so a later version may append fields.
+ */
+public final class GateSerializer extends SerializerWithStringManifest {
+
+  static final int DEFAULT_IDENTIFIER = 7243;
+  static final String CONFIRM = "C";
+  static final String CONFIRMED = "CA";
+
+  private final ExtendedActorSystem system;
+  private final int identifier;
+  // Looked up on first use: Pekko creates serializers while its Serialization extension is being
+  // built, before the typed view of the system that ActorRefResolver needs is ready.
+  private volatile ActorRefResolver resolver;
+
+  /** Called by Pekko, which creates one instance per actor system from the configuration. */
+  public GateSerializer(ExtendedActorSystem system) {
+    this.system = system;
+    String key = "pekko.actor.serialization-identifiers.\"" + GateSerializer.class.getName() + "\"";
+    this.identifier = system.settings().config().hasPath(key) ? system.settings().config().getInt(key)
+        : DEFAULT_IDENTIFIER;
+  }
+
+  @Override
+  public int identifier() {
+    return identifier;
+  }
+
+  @Override
+  public String manifest(Object o) {
+    if (o instanceof ConfirmMember) {
+      return CONFIRM;
+    } else if (o instanceof MemberConfirmed) {
+      return CONFIRMED;
+    }
+    throw new IllegalArgumentException("GateSerializer cannot serialize " + o.getClass().getName());
+  }
+
+  @Override
+  public byte[] toBinary(Object o) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(96);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      if (o instanceof ConfirmMember m) {
+        out.writeLong(m.round());
+        out.writeLong(m.uid());
+        out.writeUTF(resolver().toSerializationFormat(m.replyTo()));
+      } else if (o instanceof MemberConfirmed m) {
+        out.writeLong(m.round());
+        out.writeUTF(resolver().toSerializationFormat(m.from()));
+        out.writeBoolean(m.current());
+      } else {
+        throw new IllegalArgumentException("GateSerializer cannot serialize " + o.getClass().getName());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
+
+  @Override
+  public Object fromBinary(byte[] bytes, String manifest) throws NotSerializableException {
+    if (!CONFIRM.equals(manifest) && !CONFIRMED.equals(manifest)) {
+      throw new NotSerializableException("GateSerializer: unknown manifest [" + manifest + "]");
+    }
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+      if (CONFIRM.equals(manifest)) {
+        return new ConfirmMember(in.readLong(), in.readLong(), resolver().resolveActorRef(in.readUTF()));
+      }
+      return new MemberConfirmed(in.readLong(), resolver().resolveActorRef(in.readUTF()), in.readBoolean());
+    } catch (IOException e) {
+      NotSerializableException failure = new NotSerializableException("GateSerializer: cannot read a message of "
+          + "manifest [" + manifest + "] (" + bytes.length + " bytes): " + e);
+      failure.initCause(e);
+      throw failure;
+    }
+  }
+
+  private ActorRefResolver resolver() {
+    ActorRefResolver r = resolver;
+    if (r == null) {
+      r = ActorRefResolver.get(Adapter.toTyped(system));
+      resolver = r;
+    }
+    return r;
+  }
+}

@@ -34,7 +34,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.apache.pekko.actor.ActorIdentity;
 import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.Identify;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -128,8 +130,10 @@ public final class ShardCoordinator {
   /** The protocol messages in the stash, so repeated requests are stashed once. */
   private final Set<Object> stashed = new HashSet<>();
   private long lastStashFullWarning = System.nanoTime() - STASH_FULL_WARNING_INTERVAL.toNanos();
-  /** False until every Up node's region has registered (or the settle timeout passed). */
+  /** False until every hosting node's region has registered (or the settle timeout passed). */
   private boolean settled;
+  /** Nodes that answered the announcement without a region of this type. */
+  private final Set<Address> withoutRegion = new HashSet<>();
   /** Requests for homeless shards that arrived before the coordinator settled. */
   private final Set<GetShardHome> deferred = new LinkedHashSet<>();
   private final Duration rebalanceInterval;
@@ -194,8 +198,8 @@ public final class ShardCoordinator {
 
   /**
    * @param role the role of the nodes whose regions host shards, if any
-   * @param settleTimeout the longest a new coordinator waits for the regions of Up nodes to
-   *     register before it allocates homeless shards
+   * @param settleTimeout the longest a new coordinator waits for the regions of hosting nodes (Up,
+   *     or still leaving) to register before it allocates homeless shards
    * @param rebalanceInterval how often rebalance rounds run
    * @param handOffTimeout how long a hand-off may take before it is given up
    * @param rememberedShards with remember-entities, reads the shards that may have remembered
@@ -311,13 +315,14 @@ public final class ShardCoordinator {
         .onMessage(RegisterProxy.class, r -> onRegister(r.proxy(), Set.of(), true))
         .onMessage(GetShardHome.class, this::onGetShardHome)
         .onMessage(Terminated.class, this::onTerminated)
+        .onMessage(ActorIdentity.class, this::onActorIdentity)
         .onMessage(RemovalMarginPassed.class, m -> {
           inRemovalMargin.remove(m.region());
           return regionGone(m.region());
         })
         .onMessageEquals(SettleTimeout.INSTANCE, () -> {
           if (!settled) {
-            log.info("Coordinator of [{}]: not every Up node's region registered within {} ms; allocating anyway",
+            log.info("Coordinator of [{}]: not every hosting node's region registered within {} ms; allocating anyway",
                 typeName, settleTimeout.toMillis());
             settle();
           }
@@ -585,35 +590,61 @@ public final class ShardCoordinator {
   }
 
   /**
-   * Tells the region on every Up node (of the role) that this coordinator took over, so each
-   * registers now instead of when it notices its old coordinator is gone, which can take until
-   * that node is removed from the cluster. A region answers with a registration.
+   * Tells the region on every node that may host shards (of the role) that this coordinator took
+   * over, so each registers now instead of when it notices its old coordinator is gone, which can
+   * take until that node is removed from the cluster. A region answers with a registration; the
+   * {@link Identify} beside it finds the nodes that have no region (any more), which have nothing
+   * to report.
    */
   private void announceSelf() {
     RegisterAck hello = new RegisterAck(context.getSelf());
-    for (Member m : upMembersOfRole()) {
-      Adapter.toClassic(context).actorSelection(new org.apache.pekko.actor.RootActorPath(m.address(), "/")
-          .$div("system").$div(ShardRegion.actorName(typeName))).tell(hello, org.apache.pekko.actor.ActorRef.noSender());
+    org.apache.pekko.actor.ActorRef self = Adapter.toClassic(context.getSelf());
+    for (Member m : membersThatMayHostShards()) {
+      var region = Adapter.toClassic(context).actorSelection(new org.apache.pekko.actor.RootActorPath(m.address(), "/")
+          .$div("system").$div(ShardRegion.actorName(typeName)));
+      region.tell(hello, org.apache.pekko.actor.ActorRef.noSender());
+      region.tell(new Identify(m.address()), self);
     }
   }
 
-  /** The members whose regions host this type's shards: Up (or weakly Up), with the role. */
-  private List<Member> upMembersOfRole() {
-    List<Member> up = new ArrayList<>();
+  /**
+   * The members whose regions may host this type's shards, with the role: Up (or weakly Up), and
+   * also leaving or exiting, because a leaving node's region still hosts its shards until it has
+   * handed them off, and a coordinator that moved meanwhile must learn of them before it places
+   * shards.
+   */
+  private List<Member> membersThatMayHostShards() {
+    List<Member> members = new ArrayList<>();
     for (Member m : cluster.state().getMembers()) {
-      boolean isUp = m.status() == MemberStatus.up() || m.status() == MemberStatus.weaklyUp();
-      if (isUp && role.map(m::hasRole).orElse(true)) {
-        up.add(m);
+      MemberStatus status = m.status();
+      boolean hosting = status == MemberStatus.up() || status == MemberStatus.weaklyUp()
+          || status == MemberStatus.leaving() || status == MemberStatus.exiting();
+      if (hosting && role.map(m::hasRole).orElse(true)) {
+        members.add(m);
       }
     }
-    return up;
+    return members;
   }
 
-  /** Settles once every Up node (of the role) has a registered region. */
+  /** A member answered that it has no region of this type: it hosts nothing to report. */
+  private Behavior<Object> onActorIdentity(ActorIdentity identity) {
+    if (identity.correlationId() instanceof Address address && identity.getActorRef().isEmpty()) {
+      withoutRegion.add(address);
+      if (!settled) {
+        checkSettled();
+      }
+    }
+    return Behaviors.same();
+  }
+
+  /**
+   * Settles once every node that may host shards (of the role) has registered its region or said
+   * it has none: only then can no region report a shard this coordinator would place again.
+   */
   private boolean checkSettled() {
-    Set<Address> registered = new HashSet<>();
-    state.regions().keySet().forEach(r -> registered.add(addressOf(r)));
-    if (!upMembersOfRole().stream().allMatch(m -> registered.contains(m.address()))) {
+    Set<Address> known = new HashSet<>(withoutRegion);
+    state.regions().keySet().forEach(r -> known.add(addressOf(r)));
+    if (!membersThatMayHostShards().stream().allMatch(m -> known.contains(m.address()))) {
       return false;
     }
     settle();

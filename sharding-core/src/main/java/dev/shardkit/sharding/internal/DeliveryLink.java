@@ -49,6 +49,12 @@ final class DeliveryLink {
 
   private enum ResendTick implements NoSerializationVerificationNeeded { INSTANCE }
 
+  /**
+   * Region → link: send what is unacknowledged again now, the destination's node is reachable
+   * again (the timeout may have grown long while it was not). Local only.
+   */
+  enum ResendNow implements NoSerializationVerificationNeeded { INSTANCE }
+
   /** Room left in a frame for the envelope around a batch: recipient, sender, manifest. */
   private static final int FRAME_OVERHEAD = 4096;
 
@@ -98,9 +104,17 @@ final class DeliveryLink {
           return Behaviors.same();
         })
         .onMessage(DeliveryAck.class, ack -> {
-          if (window.acknowledged(ack.seq()) > 0) {
+          boolean released = window.acknowledged(ack.seq()) > 0;
+          if (ack.resend()) {
+            resendAll("the receiver asked for them");
+          }
+          if (released) {
             drain();
           }
+          return Behaviors.same();
+        })
+        .onMessageEquals(ResendNow.INSTANCE, () -> {
+          resendAll("the destination is reachable again");
           return Behaviors.same();
         })
         .onMessageEquals(ResendTick.INSTANCE, () -> {
@@ -117,6 +131,15 @@ final class DeliveryLink {
         })
         .onMessage(Close.class, this::close)
         .build();
+  }
+
+  private void resendAll(String why) {
+    List<DeliveryBatch> again = window.resendRequested(clock.getAsLong());
+    if (!again.isEmpty()) {
+      context.getLog().debug("Delivery to {}: sending {} unacknowledged batch(es) again: {}",
+          outbox.destination().path(), again.size(), why);
+      again.forEach(b -> outbox.destination().tell(b));
+    }
   }
 
   /** Sends batches while the window has room and messages wait. */

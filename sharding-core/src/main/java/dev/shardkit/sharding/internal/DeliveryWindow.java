@@ -117,6 +117,16 @@ final class DeliveryWindow<B> {
     return again;
   }
 
+  /**
+   * Every batch in flight, oldest first, marked as sent again at {@code now}, because the receiver
+   * asked for them: not a timeout, so the resend timeout starts over from its base.
+   */
+  List<B> resendRequested(long now) {
+    List<B> again = resend(now);
+    resendsWithoutProgress = 0;
+    return again;
+  }
+
   /** The messages of every batch in flight, in the order they were handed over. */
   List<Object> unacknowledgedItems() {
     List<Object> items = new ArrayList<>(messages);

@@ -560,6 +560,13 @@ public final class ShardRegion {
     table = table.withUnreachable(unreachable);
     List<String> affected = table.shardsOn(node);
     if (reachable) {
+      // What the links sent while it was away is sent again now, not when their grown resend
+      // timeouts run out.
+      links.forEach((region, outbox) -> {
+        if (region.path().address().equals(node)) {
+          outbox.link().tell(DeliveryLink.ResendNow.INSTANCE);
+        }
+      });
       for (String shardId : affected) {
         for (Object held : buffers.drain(shardId)) {
           route((Deliver) held, true);
@@ -598,6 +605,9 @@ public final class ShardRegion {
     }
     table = table.withLocalHeld(held);
     if (!held) {
+      // Batches refused while the gate was closed are asked for again now, not after their
+      // senders' resend timeouts.
+      inbound.takeRefused().forEach(link -> link.tell(new DeliveryAck(inbound.lastDelivered(link), true)));
       for (String shardId : table.localShards().keySet()) {
         for (Object message : buffers.drain(shardId)) {
           route((Deliver) message);
@@ -817,6 +827,7 @@ public final class ShardRegion {
       // is confirmed a member, or handed back to the sender's region if it is removed.
       log.debug("Entity type [{}]: batch {} from {} waits until this node is confirmed a member", spec.typeName(),
           batch.seq(), link);
+      inbound.refuse(link);
       return Behaviors.same();
     }
     boolean known = inbound.knows(link);
@@ -835,11 +846,15 @@ public final class ShardRegion {
                 + " could not be read: " + u.reason());
           }
         }
-        link.tell(new DeliveryAck(batch.seq()));
+        link.tell(new DeliveryAck(batch.seq(), false));
       }
-      case DUPLICATE -> link.tell(new DeliveryAck(inbound.lastDelivered(link)));
-      case GAP -> log.debug("Entity type [{}]: batch {} from {} arrived before batch {}; waiting for the resend",
-          spec.typeName(), batch.seq(), link, inbound.lastDelivered(link) + 1);
+      case DUPLICATE -> link.tell(new DeliveryAck(inbound.lastDelivered(link), false));
+      case GAP_ASK_RESEND -> {
+        log.debug("Entity type [{}]: batch {} from {} arrived before batch {}; asking for it again", spec.typeName(),
+            batch.seq(), link, inbound.lastDelivered(link) + 1);
+        link.tell(new DeliveryAck(inbound.lastDelivered(link), true));
+      }
+      case GAP -> { }
     }
     return Behaviors.same();
   }

@@ -92,8 +92,13 @@ public sealed interface ShardingProtocol {
     }
   }
 
-  /** Receiving region → link: every batch up to and including {@code seq} is delivered. */
-  record DeliveryAck(long seq) implements ShardingProtocol {}
+  /**
+   * Receiving region → link: every batch up to and including {@code seq} is delivered. With
+   * {@code resend}, the receiver also asks for every later batch again now, rather than after the
+   * link's resend timeout: it let one or more of them go (one arrived after a missing one, or they
+   * came while the receiver's node waited to be confirmed a member).
+   */
+  record DeliveryAck(long seq, boolean resend) implements ShardingProtocol {}
 
   /**
    * A batch item the receiver could not decode (its payload's serializer failed, or it is of a

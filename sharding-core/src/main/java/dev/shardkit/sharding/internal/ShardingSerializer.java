@@ -72,7 +72,7 @@ import scala.util.Try;
  *   <tr><td>{@code SS}</td><td>ShardStopped</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code GD}</td><td>GracefulShutdownReq</td><td>ref region</td></tr>
  *   <tr><td>{@code DB}</td><td>DeliveryBatch</td><td>ref link, uvarlong seq, uvarint n, n &times; item</td></tr>
- *   <tr><td>{@code DA}</td><td>DeliveryAck</td><td>uvarlong seq</td></tr>
+ *   <tr><td>{@code DA}</td><td>DeliveryAck</td><td>uvarlong seq, byte resend (0 or 1)</td></tr>
  * </table>
  *
  * <p>A batch <b>item</b> is one tag byte, then a uvarint length, then that many bytes: for tag
@@ -218,8 +218,9 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       }
       return w.toByteArray();
     } else if (o instanceof DeliveryAck a) {
-      BinaryWriter w = new BinaryWriter(10);
+      BinaryWriter w = new BinaryWriter(11);
       w.writeVarULong(a.seq());
+      w.writeByte((byte) (a.resend() ? 1 : 0));
       return w.toByteArray();
     } else if (o instanceof ShardingEnvelope<?> e) {
       Payload payload = serializePayload(e.message(),
@@ -306,7 +307,7 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
           return new DeliveryBatch(link, seq, items);
         }
         case DELIVERY_ACK:
-          return new DeliveryAck(r.readVarULong());
+          return new DeliveryAck(r.readVarULong(), r.readByte() != 0);
         case ENVELOPE: {
           String entityId = r.readString();
           Object message = readPayload(r, () -> "for entity [" + entityId + "] in a ShardingEnvelope");

@@ -85,4 +85,16 @@ class DeliveryWindowTest {
     assertThrows(IllegalArgumentException.class, () -> new DeliveryWindow<>(0, SECOND));
     assertThrows(IllegalArgumentException.class, () -> new DeliveryWindow<>(1, 0));
   }
+
+  @Test
+  void aResendTheReceiverAskedForStartsTheTimeoutOverFromItsBase() {
+    DeliveryWindow<String> w = new DeliveryWindow<>(4, SECOND);
+    w.sent("b1", List.of("a"), 0);
+    w.resend(SECOND);
+    w.resend(3 * SECOND);
+    assertEquals(4 * SECOND, w.currentTimeoutNanos());
+    assertEquals(List.of("b1"), w.resendRequested(4 * SECOND));
+    assertEquals(SECOND, w.currentTimeoutNanos());
+    assertFalse(w.resendDue(5 * SECOND - 1));
+  }
 }

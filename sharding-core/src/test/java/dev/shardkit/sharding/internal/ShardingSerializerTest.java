@@ -164,7 +164,7 @@ class ShardingSerializerTest {
             new Deliver("Counter", "12", "id-1", "hello"),
             new ShardingProtocol.HandOffMarker("12", remoteRef, 7),
             new Deliver("Counter", "13", "id-ü", new Greeting("hi", 2)))),
-        new ShardingProtocol.DeliveryAck(Long.MAX_VALUE));
+        new ShardingProtocol.DeliveryAck(Long.MAX_VALUE, true));
   }
 
   @ParameterizedTest
@@ -413,6 +413,11 @@ class ShardingSerializerTest {
         List.of(s.encodeItem(first), s.encodeItem(marker), s.encodeItem(second)));
     assertEquals(new ShardingProtocol.DeliveryBatch(probe.getRef(), 9, List.of(first, marker, second)),
         roundTrip(encoded));
+  }
+
+  @Test
+  void anAcknowledgementWithoutAResendRequestStaysOne() {
+    assertEquals(new ShardingProtocol.DeliveryAck(0, false), roundTrip(new ShardingProtocol.DeliveryAck(0, false)));
   }
 
   @Test

@@ -14,29 +14,14 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * are immutable.
  */
 public final class ShardingSettings {
-  private final int numberOfShards;
-  private final int bufferSize;
-  private final Optional<String> role;
-  private final Duration retryInterval;
-  private final String stateStoreMode;
-  private final Duration dropWarningInterval;
-  private final Duration coordinatorSettleTimeout;
-  private final Duration rebalanceInterval;
-  private final Duration handOffTimeout;
-  private final LeastShardAllocationStrategy leastShardAllocationStrategy;
-  private final Optional<Duration> passivationIdleTimeout;
-  private final OptionalInt activeEntityLimit;
-  private final boolean rememberEntities;
-  private final String rememberEntitiesStore;
-  private final int recoveryBatch;
-  private final Duration recoveryFrequency;
-  private final Duration entityRestartBackoff;
-  private final Duration entityRestartBackoffMax;
-  private final boolean placeAllShardsAtStart;
-  private final RemoteDeliverySettings remoteDelivery;
+  /** Every value, in one place; never changed once this instance holds it. */
+  private final Builder values;
 
-  /** The mutable twin used to build a changed copy; each {@code with…} changes one field. */
-  private static final class Builder {
+  /**
+   * The values of a settings instance, mutable only while one is being built: {@link #fromConfig}
+   * fills a new one, each {@code with…} changes one value of a copy.
+   */
+  private static final class Builder implements Cloneable {
     int numberOfShards;
     int bufferSize;
     Optional<String> role;
@@ -57,6 +42,14 @@ public final class ShardingSettings {
     Duration entityRestartBackoffMax;
     boolean placeAllShardsAtStart;
     RemoteDeliverySettings remoteDelivery;
+
+    Builder copy() {
+      try {
+        return (Builder) clone();
+      } catch (CloneNotSupportedException e) {
+        throw new AssertionError(e);
+      }
+    }
   }
 
   private ShardingSettings(Builder b) {
@@ -83,50 +76,13 @@ public final class ShardingSettings {
     require(!b.entityRestartBackoff.isNegative(), "entity-restart-backoff must not be negative");
     require(b.entityRestartBackoffMax.compareTo(b.entityRestartBackoff) >= 0,
         "entity-restart-backoff-max must not be below entity-restart-backoff, got " + b.entityRestartBackoffMax);
-    this.numberOfShards = b.numberOfShards;
-    this.bufferSize = b.bufferSize;
-    this.role = b.role.filter(r -> !r.isEmpty());
-    this.retryInterval = b.retryInterval;
-    this.stateStoreMode = b.stateStoreMode;
-    this.dropWarningInterval = b.dropWarningInterval;
-    this.coordinatorSettleTimeout = b.coordinatorSettleTimeout;
-    this.rebalanceInterval = b.rebalanceInterval;
-    this.handOffTimeout = b.handOffTimeout;
-    this.leastShardAllocationStrategy = b.leastShardAllocationStrategy;
-    this.passivationIdleTimeout = b.passivationIdleTimeout;
-    this.activeEntityLimit = b.activeEntityLimit;
-    this.rememberEntities = b.rememberEntities;
-    this.rememberEntitiesStore = b.rememberEntitiesStore;
-    this.recoveryBatch = b.recoveryBatch;
-    this.recoveryFrequency = b.recoveryFrequency;
-    this.entityRestartBackoff = b.entityRestartBackoff;
-    this.entityRestartBackoffMax = b.entityRestartBackoffMax;
-    this.placeAllShardsAtStart = b.placeAllShardsAtStart;
-    this.remoteDelivery = java.util.Objects.requireNonNull(b.remoteDelivery, "remote-delivery");
+    b.role = b.role.filter(r -> !r.isEmpty());
+    java.util.Objects.requireNonNull(b.remoteDelivery, "remote-delivery");
+    this.values = b;
   }
 
   private ShardingSettings with(Consumer<Builder> change) {
-    Builder b = new Builder();
-    b.numberOfShards = numberOfShards;
-    b.bufferSize = bufferSize;
-    b.role = role;
-    b.retryInterval = retryInterval;
-    b.stateStoreMode = stateStoreMode;
-    b.dropWarningInterval = dropWarningInterval;
-    b.coordinatorSettleTimeout = coordinatorSettleTimeout;
-    b.rebalanceInterval = rebalanceInterval;
-    b.handOffTimeout = handOffTimeout;
-    b.leastShardAllocationStrategy = leastShardAllocationStrategy;
-    b.passivationIdleTimeout = passivationIdleTimeout;
-    b.activeEntityLimit = activeEntityLimit;
-    b.rememberEntities = rememberEntities;
-    b.rememberEntitiesStore = rememberEntitiesStore;
-    b.recoveryBatch = recoveryBatch;
-    b.recoveryFrequency = recoveryFrequency;
-    b.entityRestartBackoff = entityRestartBackoff;
-    b.entityRestartBackoffMax = entityRestartBackoffMax;
-    b.placeAllShardsAtStart = placeAllShardsAtStart;
-    b.remoteDelivery = remoteDelivery;
+    Builder b = values.copy();
     change.accept(b);
     return new ShardingSettings(b);
   }
@@ -203,7 +159,7 @@ public final class ShardingSettings {
 
   /** How many shards the default extractor spreads entity ids over (default 1000). */
   public int numberOfShards() {
-    return numberOfShards;
+    return values.numberOfShards;
   }
 
   /**
@@ -211,27 +167,27 @@ public final class ShardingSettings {
    * beyond it messages go to dead letters with a rate-limited warning.
    */
   public int bufferSize() {
-    return bufferSize;
+    return values.bufferSize;
   }
 
   /** The cluster role whose nodes host this type's entities; empty means every node. */
   public Optional<String> role() {
-    return role;
+    return values.role;
   }
 
   /** How often a region repeats an unanswered registration or shard-home request (default 1s). */
   public Duration retryInterval() {
-    return retryInterval;
+    return values.retryInterval;
   }
 
   /** Which {@code CoordinatorStateStore} keeps the coordinator's state (default {@code ddata}). */
   public String stateStoreMode() {
-    return stateStoreMode;
+    return values.stateStoreMode;
   }
 
   /** At most one warning about dropped messages per interval per region (default 10s). */
   public Duration dropWarningInterval() {
-    return dropWarningInterval;
+    return values.dropWarningInterval;
   }
 
   /**
@@ -239,7 +195,7 @@ public final class ShardingSettings {
    * report the shards they host) before it allocates shards that have no home (default 3s).
    */
   public Duration coordinatorSettleTimeout() {
-    return coordinatorSettleTimeout;
+    return values.coordinatorSettleTimeout;
   }
 
   /**
@@ -248,7 +204,7 @@ public final class ShardingSettings {
    * this; a region joining resets it.
    */
   public Duration rebalanceInterval() {
-    return rebalanceInterval;
+    return values.rebalanceInterval;
   }
 
   /**
@@ -256,7 +212,7 @@ public final class ShardingSettings {
    * is (default 60s); entities that take long to stop count against it.
    */
   public Duration handOffTimeout() {
-    return handOffTimeout;
+    return values.handOffTimeout;
   }
 
   /**
@@ -264,12 +220,12 @@ public final class ShardingSettings {
    * (an invalid value there fails {@link #fromConfig} naming the key).
    */
   public LeastShardAllocationStrategy leastShardAllocationStrategy() {
-    return leastShardAllocationStrategy;
+    return values.leastShardAllocationStrategy;
   }
 
   /** Passivate an entity after this long without a message; empty (the default) means never. */
   public Optional<Duration> passivationIdleTimeout() {
-    return passivationIdleTimeout;
+    return values.passivationIdleTimeout;
   }
 
   /**
@@ -277,17 +233,17 @@ public final class ShardingSettings {
    * used. Empty (the default) means no limit.
    */
   public OptionalInt activeEntityLimit() {
-    return activeEntityLimit;
+    return values.activeEntityLimit;
   }
 
   /** Whether live entities are remembered and started again by themselves (default false). */
   public boolean rememberEntities() {
-    return rememberEntities;
+    return values.rememberEntities;
   }
 
   /** Which {@code RememberEntitiesStore} keeps the remembered entities (default {@code ddata}). */
   public String rememberEntitiesStore() {
-    return rememberEntitiesStore;
+    return values.rememberEntitiesStore;
   }
 
   /**
@@ -295,12 +251,12 @@ public final class ShardingSettings {
    * 0 (the default, strategy {@code all}) means all at once.
    */
   public int rememberEntitiesRecoveryBatch() {
-    return recoveryBatch;
+    return values.recoveryBatch;
   }
 
   /** With a recovery batch: how often the next batch starts (default 100ms). */
   public Duration rememberEntitiesRecoveryFrequency() {
-    return recoveryFrequency;
+    return values.recoveryFrequency;
   }
 
   /**
@@ -308,12 +264,12 @@ public final class ShardingSettings {
    * entities), and the first back-off of one that keeps failing (default 10s).
    */
   public Duration entityRestartBackoff() {
-    return entityRestartBackoff;
+    return values.entityRestartBackoff;
   }
 
   /** The longest back-off of an entity that keeps failing right after it starts (default 2m). */
   public Duration entityRestartBackoffMax() {
-    return entityRestartBackoffMax;
+    return values.entityRestartBackoffMax;
   }
 
   /**
@@ -326,12 +282,12 @@ public final class ShardingSettings {
    * first message needs it.
    */
   public boolean placeAllShardsAtStart() {
-    return placeAllShardsAtStart;
+    return values.placeAllShardsAtStart;
   }
 
   /** How messages travel to entities on other nodes: batching, flow control, resends. */
   public RemoteDeliverySettings remoteDelivery() {
-    return remoteDelivery;
+    return values.remoteDelivery;
   }
 
   public ShardingSettings withRemoteDelivery(RemoteDeliverySettings delivery) {
@@ -421,7 +377,7 @@ public final class ShardingSettings {
 
   @Override
   public String toString() {
-    return "ShardingSettings(numberOfShards=" + numberOfShards + ", bufferSize=" + bufferSize + ", role=" + role
-        + ", retryInterval=" + retryInterval + ", stateStoreMode=" + stateStoreMode + ")";
+    return "ShardingSettings(numberOfShards=" + values.numberOfShards + ", bufferSize=" + values.bufferSize
+        + ", role=" + values.role + ", retryInterval=" + values.retryInterval + ", stateStoreMode=" + values.stateStoreMode + ")";
   }
 }

@@ -199,11 +199,11 @@ public final class WireGolden {
 
   /** The format version the sharding serializer writes. */
   static int shardingVersion() {
-    return 0;
+    return ShardingSerializer.FORMAT;
   }
 
   /** The format version the gate serializer writes. */
   static int gateVersion() {
-    return 0;
+    return GateSerializer.FORMAT;
   }
 }

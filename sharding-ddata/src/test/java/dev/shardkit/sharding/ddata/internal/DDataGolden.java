@@ -135,6 +135,6 @@ public final class DDataGolden {
 
   /** The format version {@link DDataSerializer} writes. */
   static int coordinatorStateFormat() {
-    return 1;
+    return DDataSerializer.FORMAT;
   }
 }

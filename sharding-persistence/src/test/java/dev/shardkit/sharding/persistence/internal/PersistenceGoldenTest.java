@@ -10,6 +10,8 @@ import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.testkit.GoldenFiles;
 import dev.shardkit.sharding.testkit.GoldenFiles.Sample;
 import dev.shardkit.sharding.testkit.GoldenFiles.Stored;
+import java.io.NotSerializableException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -80,5 +82,35 @@ class PersistenceGoldenTest {
       assertArrayEquals(stored.get(sample.file()).bytes(), serialization.serialize(sample.value()).get(),
           sample.file() + ": this build writes other JSON than its schema version's golden file");
     }
+  }
+
+  private static Object read(String json, Class<?> type, String version) throws NotSerializableException {
+    var serialization = SerializationExtension.get(Adapter.toClassic(system));
+    int id = serialization.serializerFor(type).identifier();
+    return serialization.deserialize(json.getBytes(StandardCharsets.UTF_8), id, type.getName() + version).get();
+  }
+
+  @Test
+  void fieldsALaterVersionAddsAreIgnoredByThisReader() throws NotSerializableException {
+    // A later shardkit may add fields (a term, a zone, a draining flag, a load) without raising
+    // the schema version; journals it wrote must still replay here during a rolling upgrade.
+    assertEquals(new StoredEvent(StoredEvent.Kind.SHARD_HOME_ALLOCATED, PersistenceGolden.R1, "17"),
+        read("{\"kind\":\"SHARD_HOME_ALLOCATED\",\"ref\":\"" + PersistenceGolden.R1
+            + "\",\"shardId\":\"17\",\"term\":4,\"load\":{\"cpu\":0.5}}", StoredEvent.class, "#1"));
+    assertEquals(new StoredSnapshot(List.of(new StoredSnapshot.Region(PersistenceGolden.R2, List.of("3"))),
+            List.of(PersistenceGolden.P1)),
+        read("{\"regions\":[{\"ref\":\"" + PersistenceGolden.R2 + "\",\"zone\":\"eu-1\",\"shards\":[\"3\"],"
+            + "\"draining\":true}],\"proxies\":[\"" + PersistenceGolden.P1 + "\"],\"term\":4}",
+            StoredSnapshot.class, "#1"));
+    assertEquals(new StoredEntitiesChange(List.of("a"), List.of()),
+        read("{\"started\":[\"a\"],\"stopped\":[],\"at\":12}", StoredEntitiesChange.class, "#1"));
+    assertEquals(new StoredEntitiesSnapshot(List.of("a")),
+        read("{\"entityIds\":[\"a\"],\"more\":[1,2]}", StoredEntitiesSnapshot.class, "#1"));
+  }
+
+  @Test
+  void aRecordWithoutASchemaVersionReadsAsTheFirst() throws NotSerializableException {
+    assertEquals(new StoredEvent(StoredEvent.Kind.SHARD_HOME_DEALLOCATED, null, "17"),
+        read("{\"kind\":\"SHARD_HOME_DEALLOCATED\",\"shardId\":\"17\"}", StoredEvent.class, ""));
   }
 }

@@ -17,9 +17,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.cluster.ddata.DurableStore.DurableDataEnvelope;
+import org.apache.pekko.cluster.ddata.ORSet;
 import org.apache.pekko.serialization.SerializationExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,6 +47,14 @@ class DDataGoldenTest {
   }
 
   private static void assertEveryVersionReads(String format, List<Sample> samples) {
+    assertEveryVersionReads(format, samples, Function.identity());
+  }
+
+  /**
+   * @param content what of a value must survive the trip; equal for a sample and what its file
+   *     reads as
+   */
+  private static void assertEveryVersionReads(String format, List<Sample> samples, Function<Object, Object> content) {
     Map<String, Object> expected = samples.stream().collect(Collectors.toMap(Sample::file, Sample::value));
     List<Path> versions = GoldenFiles.versions(GoldenFiles.resource(DDataGoldenTest.class, "/golden/" + format));
     assertFalse(versions.isEmpty(), "no golden files for " + format);
@@ -53,7 +64,8 @@ class DDataGoldenTest {
       for (Stored file : stored) {
         Object value = expected.get(file.file());
         assertNotNull(value, "a golden file of " + version + " has no sample any more: " + file.file());
-        assertEquals(value, GoldenFiles.deserialize(system, value, file), version.getFileName() + "/" + file.file());
+        assertEquals(content.apply(value), content.apply(GoldenFiles.deserialize(system, value, file)),
+            version.getFileName() + "/" + file.file());
       }
     }
   }
@@ -86,7 +98,20 @@ class DDataGoldenTest {
   void rememberedEntitiesAsReplicatedAndAsKeptInLmdbRead() {
     // Pekko's serializer writes these bytes (not always in the same order), so only reading is
     // checked: it guards remembered entities kept in LMDB across an upgrade of Pekko.
-    assertEveryVersionReads(DDataGolden.REMEMBER_ENTITIES, DDataGolden.rememberEntitiesSamples());
+    assertEveryVersionReads(DDataGolden.REMEMBER_ENTITIES, DDataGolden.rememberEntitiesSamples(),
+        DDataGoldenTest::rememberedIds);
+  }
+
+  /**
+   * The ids a set holds and whether it came wrapped for LMDB. Not the whole set: its version
+   * counters come from a counter Pekko keeps per JVM, so a sample built after other tests have
+   * updated sets carries other counters than the file written in a fresh JVM.
+   */
+  private static Object rememberedIds(Object value) {
+    if (value instanceof DurableDataEnvelope envelope) {
+      return List.of("durable", rememberedIds(envelope.data()));
+    }
+    return ((ORSet<?>) value).getElements();
   }
 
   @Test

@@ -29,9 +29,9 @@ import scala.jdk.javaapi.CollectionConverters;
  *
  * <p>The state after an event shares all but the changed entries with the state before it
  * (persistent maps, which Pekko's Scala library brings): applying an event takes time
- * logarithmic in the number of shards and regions, plus the size of the one region's shard list
- * a deallocation removes from, so replaying a journal of n events is not quadratic. The getters
- * return unmodifiable views over these maps, made once per state.
+ * logarithmic in the number of shards and regions, plus, for a deallocation or a region's
+ * termination, the size of that one region's shard list; so replaying a journal of n events is
+ * not quadratic. The getters return unmodifiable views over these maps, made once per state.
  */
 public final class CoordinatorState {
   private static final CoordinatorState EMPTY = new CoordinatorState(VectorMap$.MODULE$.empty(),

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.internal;
 
 import java.util.Arrays;
+import java.util.function.Function;
 
 /**
  * Reads what {@link BinaryWriter} wrote. Not thread-safe: one reader per message.
@@ -8,22 +9,52 @@ import java.util.Arrays;
  * <p>Every read checks the bytes it needs are there and throws {@link IllegalArgumentException}
  * naming the offset when they are not, so that a truncated or corrupt message fails with a
  * readable error instead of an {@code ArrayIndexOutOfBoundsException}, and so that a corrupt
- * length can never make us allocate more than the message itself holds.
+ * length can never make us allocate more than the message itself holds. Inside a
+ * {@linkplain #readSection section} "the end" is the section's end: a read cannot run into what
+ * follows it.
+ *
+ * <p>Internal API: public only so that shardkit's other modules can read the same primitives;
+ * not for applications, and it may change in any release.
  */
-final class BinaryReader {
+public final class BinaryReader {
   private final byte[] buf;
   private int pos;
+  /** Where the innermost section being read ends (the message's end outside any section). */
+  private int limit;
 
-  BinaryReader(byte[] bytes) {
+  public BinaryReader(byte[] bytes) {
     this.buf = bytes;
+    this.limit = bytes.length;
   }
 
-  /** Bytes not read yet; an upper bound on how many elements a collection can still hold. */
-  int remaining() {
-    return buf.length - pos;
+  /** Bytes not read yet (in the current section); an upper bound on how many elements it can still hold. */
+  public int remaining() {
+    return limit - pos;
   }
 
-  int readVarUInt() {
+  /**
+   * Reads a section: its length, then {@code content} reads from it; whatever the content
+   * leaves unread (fields a later version appended) is skipped.
+   *
+   * @throws IllegalArgumentException if the length runs past the end, or {@code content} tries
+   *     to read past the section's end
+   */
+  public <T> T readSection(Function<BinaryReader, T> content) {
+    int length = readLength();
+    int end = pos + length;
+    int outer = limit;
+    limit = end;
+    T value;
+    try {
+      value = content.apply(this);
+    } finally {
+      limit = outer;
+    }
+    pos = end;
+    return value;
+  }
+
+  public int readVarUInt() {
     int value = readRawVarint();
     if (value < 0) {
       throw corrupt("a length or count of " + Integer.toUnsignedString(value));
@@ -31,15 +62,15 @@ final class BinaryReader {
     return value;
   }
 
-  int readVarInt() {
+  public int readVarInt() {
     int zigzag = readRawVarint();
     return (zigzag >>> 1) ^ -(zigzag & 1);
   }
 
-  long readVarULong() {
+  public long readVarULong() {
     long value = 0;
     for (int shift = 0; shift < 63; shift += 7) {
-      if (pos >= buf.length) {
+      if (pos >= limit) {
         throw corrupt("a varint cut off by the end of the message");
       }
       int b = buf[pos++];
@@ -51,31 +82,14 @@ final class BinaryReader {
     throw corrupt("a long varint longer than 9 bytes");
   }
 
-  byte readByte() {
-    if (pos >= buf.length) {
+  public byte readByte() {
+    if (pos >= limit) {
       throw corrupt("a byte cut off by the end of the message");
     }
     return buf[pos++];
   }
 
-  /** Reads a length and checks that many bytes are there; the caller reads or skips them. */
-  int readSectionLength() {
-    return readLength();
-  }
-
-  int position() {
-    return pos;
-  }
-
-  /** Moves past the rest of a section, whatever the fields in it this version did not read. */
-  void skipTo(int position) {
-    if (position < pos || position > buf.length) {
-      throw corrupt("a section ending at " + position);
-    }
-    pos = position;
-  }
-
-  byte[] readBytes() {
+  public byte[] readBytes() {
     int length = readLength();
     byte[] bytes = Arrays.copyOfRange(buf, pos, pos + length);
     pos += length;
@@ -83,7 +97,7 @@ final class BinaryReader {
   }
 
   /** Reads a string or null; accepts the surrogate encoding {@link BinaryWriter#writeString} uses. */
-  String readString() {
+  public String readString() {
     int lengthPlusOne = readVarUInt();
     if (lengthPlusOne == 0) {
       return null;
@@ -148,7 +162,7 @@ final class BinaryReader {
   private int readRawVarint() {
     int value = 0;
     for (int shift = 0; shift < 35; shift += 7) {
-      if (pos >= buf.length) {
+      if (pos >= limit) {
         throw corrupt("a varint cut off by the end of the message");
       }
       int b = buf[pos++];
@@ -161,7 +175,7 @@ final class BinaryReader {
   }
 
   private IllegalArgumentException corrupt(String what) {
-    return new IllegalArgumentException(
-        "truncated or corrupt message: found " + what + " at offset " + pos + " of " + buf.length);
+    return new IllegalArgumentException("truncated or corrupt message: found " + what + " at offset " + pos + " of "
+        + buf.length + (limit < buf.length ? " (in a section ending at " + limit + ")" : ""));
   }
 }

@@ -1,25 +1,32 @@
 package dev.shardkit.sharding.internal;
 
 import java.util.Arrays;
+import java.util.function.Consumer;
 
 /**
- * Appends the primitives of {@link ShardingSerializer}'s format to a growing byte array. Not
- * thread-safe: one writer per message.
+ * Appends the primitives of shardkit's binary formats ({@link ShardingSerializer}'s, and the
+ * ddata module's coordinator state record) to a growing byte array. Not thread-safe: one writer
+ * per message.
  *
  * <p>Unsigned varints are little-endian base-128 (7 bits per byte, high bit set on every byte
  * but the last); signed ints are zigzag-mapped first so that small negative numbers stay short.
- * Strings are a varint of (byte length + 1), 0 standing for null, followed by the bytes.
+ * Strings are a varint of (byte length + 1), 0 standing for null, followed by the bytes. A
+ * <b>section</b> is a varint length followed by that many bytes, so that a reader can skip what
+ * it does not know at the end of one ({@link BinaryReader#readSection}).
+ *
+ * <p>Internal API: public only so that shardkit's other modules can write the same primitives;
+ * not for applications, and it may change in any release.
  */
-final class BinaryWriter {
+public final class BinaryWriter {
   private byte[] buf;
   private int pos;
 
-  BinaryWriter(int initialCapacity) {
+  public BinaryWriter(int initialCapacity) {
     buf = new byte[Math.max(16, initialCapacity)];
   }
 
   /** Writes a non-negative int in 1 to 5 bytes. */
-  void writeVarUInt(int value) {
+  public void writeVarUInt(int value) {
     if (value < 0) {
       throw new IllegalArgumentException("a length or count cannot be negative, got " + value);
     }
@@ -32,7 +39,7 @@ final class BinaryWriter {
   }
 
   /** Writes any int, zigzag-encoded, in 1 to 5 bytes. */
-  void writeVarInt(int value) {
+  public void writeVarInt(int value) {
     int zigzag = (value << 1) ^ (value >> 31);
     ensure(5);
     while ((zigzag & ~0x7F) != 0) {
@@ -43,7 +50,7 @@ final class BinaryWriter {
   }
 
   /** Writes a non-negative long in 1 to 10 bytes. */
-  void writeVarULong(long value) {
+  public void writeVarULong(long value) {
     if (value < 0) {
       throw new IllegalArgumentException("a sequence number cannot be negative, got " + value);
     }
@@ -55,13 +62,13 @@ final class BinaryWriter {
     buf[pos++] = (byte) value;
   }
 
-  void writeByte(byte value) {
+  public void writeByte(byte value) {
     ensure(1);
     buf[pos++] = value;
   }
 
   /** Writes a length-prefixed byte array (never null). */
-  void writeBytes(byte[] bytes) {
+  public void writeBytes(byte[] bytes) {
     writeVarUInt(bytes.length);
     ensure(bytes.length);
     System.arraycopy(bytes, 0, buf, pos, bytes.length);
@@ -74,7 +81,7 @@ final class BinaryWriter {
    * being replaced by '?': entity and shard ids must survive the trip exactly, or a message would
    * reach a different entity than the one it was sent to.
    */
-  void writeString(String s) {
+  public void writeString(String s) {
     if (s == null) {
       writeVarUInt(0);
       return;
@@ -110,8 +117,42 @@ final class BinaryWriter {
     pos = p;
   }
 
+  /**
+   * Writes a section: a length, then what {@code content} writes. The length takes one byte
+   * while the content is under 128 bytes; a longer content is moved up to make room for the
+   * longer length, so no intermediate array is needed.
+   */
+  public void writeSection(Consumer<BinaryWriter> content) {
+    ensure(1);
+    int lengthAt = pos++;
+    content.accept(this);
+    int length = pos - lengthAt - 1;
+    int extra = varUIntSize(length) - 1;
+    if (extra > 0) {
+      ensure(extra);
+      System.arraycopy(buf, lengthAt + 1, buf, lengthAt + 1 + extra, length);
+      pos += extra;
+    }
+    int p = lengthAt;
+    int value = length;
+    while ((value & ~0x7F) != 0) {
+      buf[p++] = (byte) ((value & 0x7F) | 0x80);
+      value >>>= 7;
+    }
+    buf[p] = (byte) value;
+  }
+
+  private static int varUIntSize(int value) {
+    int size = 1;
+    while ((value & ~0x7F) != 0) {
+      value >>>= 7;
+      size++;
+    }
+    return size;
+  }
+
   /** The bytes written so far, in an array of exactly that length. */
-  byte[] toByteArray() {
+  public byte[] toByteArray() {
     return pos == buf.length ? buf : Arrays.copyOf(buf, pos);
   }
 

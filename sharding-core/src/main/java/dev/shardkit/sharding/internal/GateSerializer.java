@@ -18,14 +18,28 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  * Pekko serializer for {@link GateProtocol}; identifier 7243 unless
  * {@code pekko.actor.serialization-identifiers} says otherwise.
  *
- * <p>Format, by manifest: {@code C} ConfirmMember: long round, long uid, ref replyTo;
- * {@code CA} MemberConfirmed: long round, ref from, boolean current. A long is 8 bytes big-endian; a ref is the
- * typed ref's {@link ActorRefResolver#toSerializationFormat} form as modified UTF-8 with a 2-byte
- * length. Readers ignore bytes after the fields they know, so a later version may append fields.
+ * <p>Format: the manifest is the message's code and the format version of its bytes
+ * ({@link WireManifest}); this version writes format 1 ({@code C1}, {@code CA1}) and reads format
+ * 0 (the bare codes, written before formats carried versions), whose bytes are the same.
+ *
+ * <table>
+ *   <caption>Codes and fields</caption>
+ *   <tr><th>code</th><th>message</th><th>fields</th></tr>
+ *   <tr><td>{@code C}</td><td>ConfirmMember</td><td>long round, long uid, ref replyTo</td></tr>
+ *   <tr><td>{@code CA}</td><td>MemberConfirmed</td><td>long round, ref from, boolean current</td></tr>
+ * </table>
+ *
+ * <p>A long is 8 bytes big-endian; a ref is the typed ref's
+ * {@link ActorRefResolver#toSerializationFormat} form as modified UTF-8 with a 2-byte length; a
+ * boolean one byte. Readers ignore bytes after the fields they know, so a later shardkit may
+ * append fields without a new format version; any other change needs one, and a manifest of a
+ * newer version than this one's is refused with a {@link NotSerializableException} naming it.
  */
 public final class GateSerializer extends SerializerWithStringManifest {
 
   static final int DEFAULT_IDENTIFIER = 7243;
+  /** The format version this shardkit writes; it reads this one and every earlier one. */
+  static final int FORMAT = 1;
   static final String CONFIRM = "C";
   static final String CONFIRMED = "CA";
 
@@ -51,9 +65,9 @@ public final class GateSerializer extends SerializerWithStringManifest {
   @Override
   public String manifest(Object o) {
     if (o instanceof ConfirmMember) {
-      return CONFIRM;
+      return CONFIRM + FORMAT;
     } else if (o instanceof MemberConfirmed) {
-      return CONFIRMED;
+      return CONFIRMED + FORMAT;
     }
     throw new IllegalArgumentException("GateSerializer cannot serialize " + o.getClass().getName());
   }
@@ -81,11 +95,15 @@ public final class GateSerializer extends SerializerWithStringManifest {
 
   @Override
   public Object fromBinary(byte[] bytes, String manifest) throws NotSerializableException {
-    if (!CONFIRM.equals(manifest) && !CONFIRMED.equals(manifest)) {
+    WireManifest m = WireManifest.parse(manifest);
+    if (!CONFIRM.equals(m.code()) && !CONFIRMED.equals(m.code())) {
       throw new NotSerializableException("GateSerializer: unknown manifest [" + manifest + "]");
     }
+    if (m.version() > FORMAT) {
+      throw m.newerThan(FORMAT, "GateSerializer (id " + identifier + ")", bytes.length);
+    }
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
-      if (CONFIRM.equals(manifest)) {
+      if (CONFIRM.equals(m.code())) {
         return new ConfirmMember(in.readLong(), in.readLong(), resolver().resolveActorRef(in.readUTF()));
       }
       return new MemberConfirmed(in.readLong(), resolver().resolveActorRef(in.readUTF()), in.readBoolean());

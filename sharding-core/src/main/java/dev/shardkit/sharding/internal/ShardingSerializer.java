@@ -27,6 +27,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -48,26 +49,42 @@ import scala.util.Try;
  *
  * <h2>Format</h2>
  *
- * <p>The Pekko manifest names the message type; the bytes are its fields in declaration order,
- * with no header, tags or version. Readers ignore bytes after the last field they know, so a
- * later version may append fields; any other change needs a new manifest.
+ * <p>The Pekko manifest names the message type and the <b>format version</b> of its bytes
+ * ({@link WireManifest}): {@code D1} is a Deliver in format 1, the format this version writes. The
+ * bytes are the message's fields in the order below, with no header or tags.
+ *
+ * <p><b>Versions.</b> Format 0 is what shardkit wrote before its formats carried versions: the
+ * bare codes as manifests ({@code D}, {@code DB}, &hellip;), and collections whose elements are
+ * written one after the other without a length. Format 1 writes every element of a collection as
+ * a <b>section</b> (marked &sect; below), and is otherwise the same. A reader reads both, and
+ * refuses a manifest of a newer format version with a {@link NotSerializableException} that names
+ * it. Golden files of both ({@code src/test/resources/golden/sharding-serializer}) guard that.
+ *
+ * <p><b>Extending format 1 without a new version.</b> A reader ignores whatever follows the
+ * fields it knows: at the end of a message, at the end of a section (a collection element or a
+ * batch item), and a batch item of a tag it does not know. So a later shardkit may append fields
+ * there, and older nodes in the same cluster (a rolling upgrade) read its messages; a reader
+ * that meets a message from an older writer without the appended fields must take a default.
+ * Anything else (removing, reordering or changing a field) needs a new format version, and a
+ * writer must keep writing the old version while nodes that only read the old one are in the
+ * cluster.
  *
  * <table>
- *   <caption>Manifests and fields</caption>
- *   <tr><th>manifest</th><th>message</th><th>fields</th></tr>
+ *   <caption>Manifests (code + version) and fields</caption>
+ *   <tr><th>code</th><th>message</th><th>fields (format 1)</th></tr>
  *   <tr><td>{@code D}</td><td>Deliver</td><td>str typeName, str shardId, str entityId, payload message</td></tr>
- *   <tr><td>{@code R}</td><td>Register</td><td>ref region, uvarint n, n &times; str hosted shardId</td></tr>
+ *   <tr><td>{@code R}</td><td>Register</td><td>ref region, uvarint n, n &times; &sect;(str hosted shardId)</td></tr>
  *   <tr><td>{@code RP}</td><td>RegisterProxy</td><td>ref proxy</td></tr>
  *   <tr><td>{@code RA}</td><td>RegisterAck</td><td>ref coordinator</td></tr>
  *   <tr><td>{@code GH}</td><td>GetShardHome</td><td>str shardId, ref region</td></tr>
  *   <tr><td>{@code H}</td><td>ShardHome</td><td>str shardId, ref region</td></tr>
  *   <tr><td>{@code GR}</td><td>GetCurrentRegions</td><td>ref replyTo</td></tr>
- *   <tr><td>{@code CR}</td><td>CurrentRegions</td><td>uvarint n, n &times; ref</td></tr>
+ *   <tr><td>{@code CR}</td><td>CurrentRegions</td><td>uvarint n, n &times; &sect;(ref)</td></tr>
  *   <tr><td>{@code GS}</td><td>GetRegionStats</td><td>ref replyTo</td></tr>
- *   <tr><td>{@code S}</td><td>RegionStats</td><td>uvarint n, n &times; (str shardId, svarint count)</td></tr>
+ *   <tr><td>{@code S}</td><td>RegionStats</td><td>uvarint n, n &times; &sect;(str shardId, svarint count)</td></tr>
  *   <tr><td>{@code E}</td><td>ShardingEnvelope</td><td>str entityId, payload message</td></tr>
  *   <tr><td>{@code P}</td><td>Passivate</td><td>ref entity</td></tr>
- *   <tr><td>{@code BH}</td><td>BeginHandOff</td><td>str shardId, ref owner, uvarint n, n &times; ref region, svarint handOffId</td></tr>
+ *   <tr><td>{@code BH}</td><td>BeginHandOff</td><td>str shardId, ref owner, uvarint n, n &times; &sect;(ref region), svarint handOffId</td></tr>
  *   <tr><td>{@code HM}</td><td>HandOffMarker</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code SS}</td><td>ShardStopped</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code GD}</td><td>GracefulShutdownReq</td><td>ref region</td></tr>
@@ -75,17 +92,21 @@ import scala.util.Try;
  *   <tr><td>{@code DA}</td><td>DeliveryAck</td><td>uvarlong seq, byte resend (0 or 1)</td></tr>
  * </table>
  *
- * <p>A batch <b>item</b> is one tag byte, then a uvarint length, then that many bytes: for tag
- * {@code 'D'} the fields of a Deliver (as under manifest {@code D}), for {@code 'M'} those of a
- * HandOffMarker. The length lets a reader skip an item of a tag it does not know, or fields a
- * later version appends to one it does. An item whose payload cannot be deserialized comes back
- * as an {@link UndeliverableItem} and the rest of the batch is read: one bad message must not
- * make its whole batch (and every resend of it) unreadable.
+ * <p>In format 0 the elements marked &sect; are written without their length; everything else is
+ * as in format 1.
+ *
+ * <p>A batch <b>item</b> (in both formats) is one tag byte, then a section: for tag {@code 'D'}
+ * the fields of a Deliver (as under code {@code D}), for {@code 'M'} those of a HandOffMarker. An
+ * item of a tag the reader does not know comes back as an {@link UndeliverableItem}, and so does
+ * an item whose payload cannot be deserialized, and the rest of the batch is read: one bad
+ * message must not make its whole batch (and every resend of it) unreadable.
  *
  * <ul>
  *   <li><b>uvarint</b>: unsigned little-endian base-128 varint, 1&ndash;5 bytes.
  *   <li><b>svarint</b>: an int zigzag-mapped to unsigned, then as uvarint.
  *   <li><b>uvarlong</b>: a non-negative long as uvarint, 1&ndash;9 bytes.
+ *   <li><b>&sect;(&hellip;)</b>, a section: uvarint length, then that many bytes holding the
+ *       fields listed, and possibly more that a later shardkit appended.
  *   <li><b>str</b>: uvarint (UTF-8 byte length + 1), then the bytes; a length of 0 is null. An
  *       unpaired surrogate is written as the 3-byte sequence of its value (WTF-8), so every Java
  *       string comes back unchanged.
@@ -103,6 +124,8 @@ import scala.util.Try;
 public final class ShardingSerializer extends SerializerWithStringManifest {
 
   static final int DEFAULT_IDENTIFIER = 7241;
+  /** The format version this shardkit writes; it reads this one and every earlier one. */
+  static final int FORMAT = 1;
 
   static final String DELIVER = "D";
   static final String REGISTER = "R";
@@ -122,6 +145,9 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
   static final String GRACEFUL_SHUTDOWN = "GD";
   static final String DELIVERY_BATCH = "DB";
   static final String DELIVERY_ACK = "DA";
+
+  /** Format 1, the one this shardkit writes; it writes collection elements as sections. */
+  private static final int SECTIONED_ELEMENTS = 1;
 
   static final byte ITEM_DELIVER = 'D';
   static final byte ITEM_MARKER = 'M';
@@ -157,41 +183,41 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
   @Override
   public String manifest(Object o) {
     if (o instanceof Deliver) {
-      return DELIVER;
+      return DELIVER + FORMAT;
     } else if (o instanceof ShardingEnvelope) {
-      return ENVELOPE;
+      return ENVELOPE + FORMAT;
     } else if (o instanceof Register) {
-      return REGISTER;
+      return REGISTER + FORMAT;
     } else if (o instanceof RegisterProxy) {
-      return REGISTER_PROXY;
+      return REGISTER_PROXY + FORMAT;
     } else if (o instanceof RegisterAck) {
-      return REGISTER_ACK;
+      return REGISTER_ACK + FORMAT;
     } else if (o instanceof GetShardHome) {
-      return GET_SHARD_HOME;
+      return GET_SHARD_HOME + FORMAT;
     } else if (o instanceof ShardHome) {
-      return SHARD_HOME;
+      return SHARD_HOME + FORMAT;
     } else if (o instanceof GetCurrentRegions) {
-      return GET_CURRENT_REGIONS;
+      return GET_CURRENT_REGIONS + FORMAT;
     } else if (o instanceof CurrentRegions) {
-      return CURRENT_REGIONS;
+      return CURRENT_REGIONS + FORMAT;
     } else if (o instanceof GetRegionStats) {
-      return GET_REGION_STATS;
+      return GET_REGION_STATS + FORMAT;
     } else if (o instanceof RegionStats) {
-      return REGION_STATS;
+      return REGION_STATS + FORMAT;
     } else if (o instanceof Passivate) {
-      return PASSIVATE;
+      return PASSIVATE + FORMAT;
     } else if (o instanceof BeginHandOff) {
-      return BEGIN_HAND_OFF;
+      return BEGIN_HAND_OFF + FORMAT;
     } else if (o instanceof HandOffMarker) {
-      return HAND_OFF_MARKER;
+      return HAND_OFF_MARKER + FORMAT;
     } else if (o instanceof ShardStopped) {
-      return SHARD_STOPPED;
+      return SHARD_STOPPED + FORMAT;
     } else if (o instanceof GracefulShutdownReq) {
-      return GRACEFUL_SHUTDOWN;
+      return GRACEFUL_SHUTDOWN + FORMAT;
     } else if (o instanceof DeliveryBatch) {
-      return DELIVERY_BATCH;
+      return DELIVERY_BATCH + FORMAT;
     } else if (o instanceof DeliveryAck) {
-      return DELIVERY_ACK;
+      return DELIVERY_ACK + FORMAT;
     }
     throw cannotHandle(o);
   }
@@ -234,7 +260,7 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       writeRef(w, m.region());
       w.writeVarUInt(m.hostedShards().size());
       for (String shard : m.hostedShards()) {
-        w.writeString(shard);
+        w.writeSection(e -> e.writeString(shard));
       }
       return w.toByteArray();
     } else if (o instanceof RegisterProxy m) {
@@ -259,7 +285,7 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       writeRef(w, m.owner());
       w.writeVarUInt(m.regions().size());
       for (ActorRef<Object> region : m.regions()) {
-        writeRef(w, region);
+        w.writeSection(e -> writeRef(e, region));
       }
       w.writeVarInt(m.handOffId());
       return w.toByteArray();
@@ -271,7 +297,7 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       BinaryWriter w = new BinaryWriter(8 + 64 * m.regions().size());
       w.writeVarUInt(m.regions().size());
       for (ActorRef<Object> region : m.regions()) {
-        writeRef(w, region);
+        w.writeSection(e -> writeRef(e, region));
       }
       return w.toByteArray();
     } else if (o instanceof RegionStats m) {
@@ -281,8 +307,10 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
         if (entry.getValue() == null) {
           throw new IllegalArgumentException("RegionStats has no entity count (null) for shard [" + entry.getKey() + "]");
         }
-        w.writeString(entry.getKey());
-        w.writeVarInt(entry.getValue());
+        w.writeSection(e -> {
+          e.writeString(entry.getKey());
+          e.writeVarInt(entry.getValue());
+        });
       }
       return w.toByteArray();
     }
@@ -291,9 +319,14 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
 
   @Override
   public Object fromBinary(byte[] bytes, String manifest) throws NotSerializableException {
+    WireManifest m = WireManifest.parse(manifest);
+    int v = m.version();
+    if (v > FORMAT) {
+      throw m.newerThan(FORMAT, "ShardingSerializer (id " + identifier + ")", bytes.length);
+    }
     BinaryReader r = new BinaryReader(bytes);
     try {
-      switch (manifest) {
+      switch (m.code()) {
         case DELIVER:
           return readDeliver(r);
         case DELIVERY_BATCH: {
@@ -318,7 +351,7 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
           int n = r.readVarUInt();
           Set<String> hosted = new HashSet<>(capacityFor(Math.min(n, r.remaining())));
           for (int i = 0; i < n; i++) {
-            hosted.add(r.readString());
+            hosted.add(element(r, v, BinaryReader::readString));
           }
           return new Register(region, Collections.unmodifiableSet(hosted));
         }
@@ -345,28 +378,15 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
         case BEGIN_HAND_OFF: {
           String shardId = r.readString();
           ActorRef<Object> owner = readRef(r);
-          int n = r.readVarUInt();
-          Set<ActorRef<Object>> regions = new HashSet<>(capacityFor(Math.min(n, r.remaining())));
-          for (int i = 0; i < n; i++) {
-            regions.add(readRef(r));
-          }
-          return new BeginHandOff(shardId, owner, Collections.unmodifiableSet(regions), r.readVarInt());
+          return new BeginHandOff(shardId, owner, readRefs(r, v), r.readVarInt());
         }
-        case CURRENT_REGIONS: {
-          int n = r.readVarUInt();
-          // Every element takes at least one byte, which bounds what a corrupt count can allocate.
-          Set<ActorRef<Object>> regions = new HashSet<>(capacityFor(Math.min(n, r.remaining())));
-          for (int i = 0; i < n; i++) {
-            regions.add(readRef(r));
-          }
-          return new CurrentRegions(Collections.unmodifiableSet(regions));
-        }
+        case CURRENT_REGIONS:
+          return new CurrentRegions(readRefs(r, v));
         case REGION_STATS: {
           int n = r.readVarUInt();
           Map<String, Integer> counts = new HashMap<>(capacityFor(Math.min(n, r.remaining() / 2)));
           for (int i = 0; i < n; i++) {
-            String shardId = r.readString();
-            counts.put(shardId, r.readVarInt());
+            element(r, v, e -> counts.put(e.readString(), e.readVarInt()));
           }
           return new RegionStats(Collections.unmodifiableMap(counts));
         }
@@ -381,6 +401,21 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       wrapped.initCause(e);
       throw wrapped;
     }
+  }
+
+  /** One element of a collection: in a section from format 1 on, bare in format 0. */
+  private static <T> T element(BinaryReader r, int version, Function<BinaryReader, T> read) {
+    return version >= SECTIONED_ELEMENTS ? r.readSection(read) : read.apply(r);
+  }
+
+  private Set<ActorRef<Object>> readRefs(BinaryReader r, int version) {
+    int n = r.readVarUInt();
+    // Every element takes at least one byte, which bounds what a corrupt count can allocate.
+    Set<ActorRef<Object>> refs = new HashSet<>(capacityFor(Math.min(n, r.remaining())));
+    for (int i = 0; i < n; i++) {
+      refs.add(element(r, version, this::readRef));
+    }
+    return Collections.unmodifiableSet(refs);
   }
 
   /**
@@ -421,29 +456,25 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
   /** One batch item; one that cannot be read becomes an {@link UndeliverableItem}. */
   private Object readItem(BinaryReader r) {
     byte kind = r.readByte();
-    int length = r.readSectionLength();
-    int end = r.position() + length;
-    Object item;
-    if (kind == ITEM_DELIVER) {
-      String typeName = null;
-      String entityId = null;
-      try {
-        typeName = r.readString();
-        String shardId = r.readString();
-        entityId = r.readString();
-        String where = "for entity [" + entityId + "] of type [" + typeName + "]";
-        item = new Deliver(typeName, shardId, entityId, readPayload(r, () -> where));
-      } catch (NotSerializableException | IllegalArgumentException e) {
-        item = new UndeliverableItem(typeName, entityId, e.getMessage());
+    return r.readSection(item -> {
+      if (kind == ITEM_DELIVER) {
+        String typeName = null;
+        String entityId = null;
+        try {
+          typeName = item.readString();
+          String shardId = item.readString();
+          entityId = item.readString();
+          String where = "for entity [" + entityId + "] of type [" + typeName + "]";
+          return new Deliver(typeName, shardId, entityId, readPayload(item, () -> where));
+        } catch (NotSerializableException | IllegalArgumentException e) {
+          return new UndeliverableItem(typeName, entityId, e.getMessage());
+        }
+      } else if (kind == ITEM_MARKER) {
+        return new HandOffMarker(item.readString(), readRef(item), item.readVarInt());
       }
-    } else if (kind == ITEM_MARKER) {
-      item = new HandOffMarker(r.readString(), readRef(r), r.readVarInt());
-    } else {
-      item = new UndeliverableItem(null, null, "a batch item of kind 0x" + Integer.toHexString(kind & 0xFF)
+      return new UndeliverableItem(null, null, "a batch item of kind 0x" + Integer.toHexString(kind & 0xFF)
           + " that this shardkit version does not know (sent by a newer version?)");
-    }
-    r.skipTo(end);
-    return item;
+    });
   }
 
   private byte[] refOnly(ActorRef<?> ref) {

@@ -6,34 +6,53 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionTerminated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
+import dev.shardkit.sharding.internal.PersistentList;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
+import scala.collection.immutable.HashMap;
+import scala.collection.immutable.HashMap$;
+import scala.collection.immutable.HashSet;
+import scala.collection.immutable.HashSet$;
+import scala.collection.immutable.VectorMap;
+import scala.collection.immutable.VectorMap$;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The coordinator's state: the registered regions with their shards, the proxies, and each
  * shard's home. Immutable; {@link #applied} returns the state after an event and rejects events
  * that would break its invariants — above all, a shard never has two homes.
+ *
+ * <p>The state after an event shares all but the changed entries with the state before it
+ * (persistent maps, which Pekko's Scala library brings): applying an event takes time
+ * logarithmic in the number of shards and regions, plus, for a deallocation or a region's
+ * termination, the size of that one region's shard list; so replaying a journal of n events is
+ * not quadratic. The getters return unmodifiable views over these maps, made once per state.
  */
 public final class CoordinatorState {
-  private static final CoordinatorState EMPTY = new CoordinatorState(Map.of(), Set.of(), Map.of());
+  private static final CoordinatorState EMPTY = new CoordinatorState(VectorMap$.MODULE$.empty(),
+      HashSet$.MODULE$.empty(), HashMap$.MODULE$.empty());
 
-  private final Map<ActorRef<Object>, List<String>> regions;
-  private final Set<ActorRef<Object>> proxies;
-  private final Map<String, ActorRef<Object>> shards;
+  // Registration order, which regions() promises; each region's shards in allocation order.
+  private final VectorMap<ActorRef<Object>, PersistentList<String>> regions;
+  private final HashSet<ActorRef<Object>> proxies;
+  private final HashMap<String, ActorRef<Object>> shards;
+  private final Map<ActorRef<Object>, List<String>> regionsView;
+  private final Set<ActorRef<Object>> proxiesView;
+  private final Map<String, ActorRef<Object>> shardsView;
 
-  private CoordinatorState(Map<ActorRef<Object>, List<String>> regions, Set<ActorRef<Object>> proxies,
-      Map<String, ActorRef<Object>> shards) {
+  private CoordinatorState(VectorMap<ActorRef<Object>, PersistentList<String>> regions,
+      HashSet<ActorRef<Object>> proxies, HashMap<String, ActorRef<Object>> shards) {
     this.regions = regions;
     this.proxies = proxies;
     this.shards = shards;
+    this.regionsView = Collections.unmodifiableMap(CollectionConverters.asJava(regions));
+    this.proxiesView = Collections.unmodifiableSet(CollectionConverters.asJava(proxies));
+    this.shardsView = Collections.unmodifiableMap(CollectionConverters.asJava(shards));
   }
 
   /** The state of a coordinator that has never stored anything. */
@@ -50,54 +69,33 @@ public final class CoordinatorState {
    */
   public CoordinatorState applied(CoordinatorEvent event) {
     if (event instanceof RegionRegistered e) {
-      check(!regions.containsKey(e.region()), "region %s is already registered", e.region());
-      Map<ActorRef<Object>, List<String>> r = new LinkedHashMap<>(regions);
-      r.put(e.region(), List.of());
-      Set<ActorRef<Object>> p = proxies;
-      if (proxies.contains(e.region())) {
-        p = new HashSet<>(proxies);
-        p.remove(e.region());
-        p = Collections.unmodifiableSet(p);
-      }
-      return new CoordinatorState(Collections.unmodifiableMap(r), p, shards);
+      check(!regions.contains(e.region()), "region %s is already registered", e.region());
+      return new CoordinatorState(regions.updated(e.region(), PersistentList.empty()), proxies.excl(e.region()),
+          shards);
     } else if (event instanceof ProxyRegistered e) {
       check(!proxies.contains(e.proxy()), "proxy %s is already registered", e.proxy());
-      Set<ActorRef<Object>> p = new HashSet<>(proxies);
-      p.add(e.proxy());
-      return new CoordinatorState(regions, Collections.unmodifiableSet(p), shards);
+      return new CoordinatorState(regions, proxies.incl(e.proxy()), shards);
     } else if (event instanceof RegionTerminated e) {
-      check(regions.containsKey(e.region()), "terminated region %s is not registered", e.region());
-      Map<ActorRef<Object>, List<String>> r = new LinkedHashMap<>(regions);
-      List<String> lost = r.remove(e.region());
-      Map<String, ActorRef<Object>> s = new HashMap<>(shards);
-      lost.forEach(s::remove);
-      return new CoordinatorState(Collections.unmodifiableMap(r), proxies, Collections.unmodifiableMap(s));
+      check(regions.contains(e.region()), "terminated region %s is not registered", e.region());
+      HashMap<String, ActorRef<Object>> s = shards;
+      for (String lost : regions.apply(e.region())) {
+        s = s.removed(lost);
+      }
+      return new CoordinatorState(regions.removed(e.region()), proxies, s);
     } else if (event instanceof ProxyTerminated e) {
       check(proxies.contains(e.proxy()), "terminated proxy %s is not registered", e.proxy());
-      Set<ActorRef<Object>> p = new HashSet<>(proxies);
-      p.remove(e.proxy());
-      return new CoordinatorState(regions, Collections.unmodifiableSet(p), shards);
+      return new CoordinatorState(regions, proxies.excl(e.proxy()), shards);
     } else if (event instanceof ShardHomeAllocated e) {
-      check(regions.containsKey(e.region()), "shard [%s] allocated to unregistered region %s", e.shardId(), e.region());
-      ActorRef<Object> current = shards.get(e.shardId());
+      check(regions.contains(e.region()), "shard [%s] allocated to unregistered region %s", e.shardId(), e.region());
+      ActorRef<Object> current = shardsView.get(e.shardId());
       check(current == null, "shard [%s] allocated to %s already has a home: %s", e.shardId(), e.region(), current);
-      Map<ActorRef<Object>, List<String>> r = new LinkedHashMap<>(regions);
-      List<String> list = new ArrayList<>(r.get(e.region()));
-      list.add(e.shardId());
-      r.put(e.region(), Collections.unmodifiableList(list));
-      Map<String, ActorRef<Object>> s = new HashMap<>(shards);
-      s.put(e.shardId(), e.region());
-      return new CoordinatorState(Collections.unmodifiableMap(r), proxies, Collections.unmodifiableMap(s));
+      return new CoordinatorState(regions.updated(e.region(), regions.apply(e.region()).appended(e.shardId())),
+          proxies, shards.updated(e.shardId(), e.region()));
     } else if (event instanceof ShardHomeDeallocated e) {
-      ActorRef<Object> home = shards.get(e.shardId());
+      ActorRef<Object> home = shardsView.get(e.shardId());
       check(home != null, "shard [%s] deallocated but it has no home", e.shardId());
-      Map<ActorRef<Object>, List<String>> r = new LinkedHashMap<>(regions);
-      List<String> list = new ArrayList<>(r.get(home));
-      list.remove(e.shardId());
-      r.put(home, Collections.unmodifiableList(list));
-      Map<String, ActorRef<Object>> s = new HashMap<>(shards);
-      s.remove(e.shardId());
-      return new CoordinatorState(Collections.unmodifiableMap(r), proxies, Collections.unmodifiableMap(s));
+      return new CoordinatorState(regions.updated(home, regions.apply(home).without(e.shardId())), proxies,
+          shards.removed(e.shardId()));
     }
     throw new IllegalStateException("Unknown coordinator event " + event);
   }
@@ -110,30 +108,30 @@ public final class CoordinatorState {
 
   /** The registered regions, in registration order, each with its shards in allocation order. */
   public Map<ActorRef<Object>, List<String>> regions() {
-    return regions;
+    return regionsView;
   }
 
   /** The registered proxies. */
   public Set<ActorRef<Object>> proxies() {
-    return proxies;
+    return proxiesView;
   }
 
   /** Every allocated shard with its home. */
   public Map<String, ActorRef<Object>> shards() {
-    return shards;
+    return shardsView;
   }
 
   /** The home of a shard, if it has one. */
   public Optional<ActorRef<Object>> homeOf(String shardId) {
-    return Optional.ofNullable(shards.get(shardId));
+    return Optional.ofNullable(shardsView.get(shardId));
   }
 
   /** The events that rebuild this state from {@link #empty()}: a compact snapshot. */
   public List<CoordinatorEvent> toEvents() {
     List<CoordinatorEvent> events = new ArrayList<>();
-    regions.keySet().forEach(r -> events.add(new RegionRegistered(r)));
-    proxies.forEach(p -> events.add(new ProxyRegistered(p)));
-    regions.forEach((r, list) -> list.forEach(s -> events.add(new ShardHomeAllocated(s, r))));
+    regionsView.keySet().forEach(r -> events.add(new RegionRegistered(r)));
+    proxiesView.forEach(p -> events.add(new ProxyRegistered(p)));
+    regionsView.forEach((r, list) -> list.forEach(s -> events.add(new ShardHomeAllocated(s, r))));
     return events;
   }
 

@@ -357,48 +357,114 @@ class CoordinatorStateTest {
   // Applies only events valid in the current state, so every kind of event occurs.
   private static CoordinatorState randomHistory(Random random, int steps) {
     CoordinatorState s = CoordinatorState.empty();
-    int nextShard = 0;
     for (int i = 0; i < steps; i++) {
-      ActorRef<Object> ref = pool.get(random.nextInt(pool.size()));
-      List<String> allocated = new ArrayList<>(s.shards().keySet());
-      allocated.sort(null);
-      List<ActorRef<Object>> regions = new ArrayList<>(s.regions().keySet());
-      switch (random.nextInt(6)) {
-        case 0 -> {
-          if (!s.regions().containsKey(ref)) {
-            s = s.applied(new RegionRegistered(ref));
-          }
-        }
-        case 1 -> {
-          if (!s.proxies().contains(ref) && !s.regions().containsKey(ref)) {
-            s = s.applied(new ProxyRegistered(ref));
-          }
-        }
-        case 2 -> {
-          if (!regions.isEmpty() && random.nextInt(4) == 0) {
-            s = s.applied(new RegionTerminated(regions.get(random.nextInt(regions.size()))));
-          }
-        }
-        case 3 -> {
-          if (!s.proxies().isEmpty()) {
-            List<ActorRef<Object>> proxies = new ArrayList<>(s.proxies());
-            proxies.sort(null);
-            s = s.applied(new ProxyTerminated(proxies.get(random.nextInt(proxies.size()))));
-          }
-        }
-        case 4 -> {
-          if (!allocated.isEmpty()) {
-            s = s.applied(new ShardHomeDeallocated(allocated.get(random.nextInt(allocated.size()))));
-          }
-        }
-        default -> {
-          if (!regions.isEmpty()) {
-            s = s.applied(new ShardHomeAllocated("shard-" + nextShard++, regions.get(random.nextInt(regions.size()))));
-          }
-        }
+      CoordinatorEvent e = randomEvent(random, s, "shard-" + i);
+      if (e != null) {
+        s = s.applied(e);
       }
     }
     return s;
+  }
+
+  /** An event valid in {@code s}, or null when the kind drawn has nothing to act on. */
+  private static CoordinatorEvent randomEvent(Random random, CoordinatorState s, String newShard) {
+    ActorRef<Object> ref = pool.get(random.nextInt(pool.size()));
+    List<ActorRef<Object>> regions = new ArrayList<>(s.regions().keySet());
+    switch (random.nextInt(6)) {
+      case 0 -> {
+        return s.regions().containsKey(ref) ? null : new RegionRegistered(ref);
+      }
+      case 1 -> {
+        return s.proxies().contains(ref) || s.regions().containsKey(ref) ? null : new ProxyRegistered(ref);
+      }
+      case 2 -> {
+        return regions.isEmpty() || random.nextInt(4) != 0 ? null
+            : new RegionTerminated(regions.get(random.nextInt(regions.size())));
+      }
+      case 3 -> {
+        if (s.proxies().isEmpty()) {
+          return null;
+        }
+        List<ActorRef<Object>> proxies = new ArrayList<>(s.proxies());
+        proxies.sort(null);
+        return new ProxyTerminated(proxies.get(random.nextInt(proxies.size())));
+      }
+      case 4 -> {
+        List<String> allocated = new ArrayList<>(s.shards().keySet());
+        allocated.sort(null);
+        return allocated.isEmpty() ? null : new ShardHomeDeallocated(allocated.get(random.nextInt(allocated.size())));
+      }
+      default -> {
+        return regions.isEmpty() ? null : new ShardHomeAllocated(newShard, regions.get(random.nextInt(regions.size())));
+      }
+    }
+  }
+
+  // ---- persistent structure
+
+  @Test
+  void randomHistoriesMatchAModelThatCopiesEverythingAndLeaveEveryEarlierStateIntact() {
+    // The state shares structure between versions; a model of plain Java collections, copied
+    // whole at every step, says what each version must hold, and every earlier version is checked
+    // again at the end: an update that leaked into shared structure would change it.
+    Random random = new Random(4242L);
+    for (int round = 0; round < 20; round++) {
+      CoordinatorState s = CoordinatorState.empty();
+      Model model = new Model(new LinkedHashMap<>(), new HashSet<>(), new HashMap<>());
+      List<CoordinatorState> states = new ArrayList<>();
+      List<Model> models = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        CoordinatorEvent e = randomEvent(random, s, "shard-" + i);
+        if (e == null) {
+          continue;
+        }
+        s = s.applied(e);
+        model = model.applied(e);
+        model.assertHeldBy(s, "after " + e);
+        states.add(s);
+        models.add(model);
+      }
+      for (int i = 0; i < states.size(); i++) {
+        models.get(i).assertHeldBy(states.get(i), "state " + i + " of round " + round + ", checked again");
+      }
+    }
+  }
+
+  /** The state as plain Java collections, each event applied to a full copy. */
+  private record Model(LinkedHashMap<ActorRef<Object>, List<String>> regions, Set<ActorRef<Object>> proxies,
+      Map<String, ActorRef<Object>> shards) {
+
+    Model applied(CoordinatorEvent event) {
+      LinkedHashMap<ActorRef<Object>, List<String>> r = new LinkedHashMap<>();
+      regions.forEach((k, v) -> r.put(k, new ArrayList<>(v)));
+      Set<ActorRef<Object>> p = new HashSet<>(proxies);
+      Map<String, ActorRef<Object>> s = new HashMap<>(shards);
+      if (event instanceof RegionRegistered e) {
+        r.put(e.region(), new ArrayList<>());
+        p.remove(e.region());
+      } else if (event instanceof ProxyRegistered e) {
+        p.add(e.proxy());
+      } else if (event instanceof RegionTerminated e) {
+        r.remove(e.region()).forEach(s::remove);
+      } else if (event instanceof ProxyTerminated e) {
+        p.remove(e.proxy());
+      } else if (event instanceof ShardHomeAllocated e) {
+        r.get(e.region()).add(e.shardId());
+        s.put(e.shardId(), e.region());
+      } else if (event instanceof ShardHomeDeallocated e) {
+        r.get(s.remove(e.shardId())).remove(e.shardId());
+      }
+      return new Model(r, p, s);
+    }
+
+    void assertHeldBy(CoordinatorState state, String when) {
+      assertEquals(new ArrayList<>(regions.keySet()), new ArrayList<>(state.regions().keySet()), when);
+      regions.forEach((region, list) -> assertEquals(list, state.regions().get(region), when));
+      assertEquals(regions.size(), state.regions().size(), when);
+      assertEquals(proxies, state.proxies(), when);
+      assertEquals(shards, state.shards(), when);
+      shards.forEach((shard, home) -> assertEquals(Optional.of(home), state.homeOf(shard), when));
+    }
   }
 
   // ---- equality

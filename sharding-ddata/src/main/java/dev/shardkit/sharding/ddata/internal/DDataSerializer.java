@@ -4,9 +4,10 @@ import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord.Version;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.internal.BinaryReader;
+import dev.shardkit.sharding.internal.BinaryWriter;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -15,7 +16,6 @@ import java.io.NotSerializableException;
 import java.io.UTFDataFormatException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
@@ -29,15 +29,41 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  *
  * <h2>Format of manifest {@code C} (a coordinator state record)</h2>
  *
- * Big-endian, as {@link DataOutputStream} writes: byte format (1); the version and the basis,
- * each as long term, long seq, str writer; int n regions, each as ref region, int m, m &times; str
- * shardId (in allocation order); int p proxies, each as ref, sorted so that equal records give
- * equal bytes (the replicator compares digests of the bytes to decide what to gossip). A
- * <b>str</b> is {@link DataOutputStream#writeUTF}'s modified UTF-8 (at most 65535 bytes), which
- * carries every Java string unchanged, unpaired surrogates included; a <b>ref</b> is a str with
- * the ref's {@link ActorRefResolver#toSerializationFormat} form. Readers ignore bytes after the
- * last field they know, so a later version may append fields; any other change needs a new
- * format byte.
+ * The first byte is the <b>format version</b>. This version writes format 2 and reads formats 1
+ * and 2; a record of a newer format is refused with a {@link NotSerializableException} that names
+ * it. Golden files of both ({@code src/test/resources/golden/ddata-coordinator-state}) guard that.
+ *
+ * <table>
+ *   <caption>Format 2, in order</caption>
+ *   <tr><th>field</th><th>encoding</th></tr>
+ *   <tr><td>format</td><td>byte 2</td></tr>
+ *   <tr><td>version</td><td>uvarlong term, uvarlong seq, str writer</td></tr>
+ *   <tr><td>basis</td><td>uvarlong term, uvarlong seq, str writer</td></tr>
+ *   <tr><td>regions, in registration order</td><td>uvarint n, n &times; &sect;(ref region, uvarint m,
+ *       m &times; &sect;(str shardId), in allocation order)</td></tr>
+ *   <tr><td>proxies, sorted by ref</td><td>uvarint p, p &times; &sect;(ref proxy)</td></tr>
+ * </table>
+ *
+ * <p>The primitives are those of shardkit's wire format ({@link BinaryWriter}): little-endian
+ * base-128 varints; a <b>str</b> is a uvarint (UTF-8 byte length + 1, 0 for null) and the bytes,
+ * unpaired surrogates kept; a <b>ref</b> is a str with the ref's
+ * {@link ActorRefResolver#toSerializationFormat} form; <b>&sect;(&hellip;)</b> is a section, a
+ * uvarint length and that many bytes. Proxies are sorted so that equal records give equal bytes
+ * (the replicator compares digests of the bytes to decide what to gossip).
+ *
+ * <p><b>Extending format 2 without a new version.</b> A reader ignores what follows the fields
+ * it knows at the end of a section (a region, a shard, a proxy) and at the end of the record, so
+ * a later shardkit may append fields there (a region's zone, a shard's load, the record's term)
+ * and nodes of this version, which replicate the same key during a rolling upgrade, still read
+ * its records. A reader of a record from an older writer without the appended fields must take a
+ * default. Any other change needs format 3, which a writer may only start writing once no node
+ * that reads at most format 2 is left.
+ *
+ * <p><b>Format 1</b>, written by shardkit before format 2, is big-endian as
+ * {@link DataOutputStream} writes: byte 1; version and basis each as long term, long seq, str
+ * writer; int n regions, each as ref region, int m, m &times; str shardId; int p proxies, each as
+ * ref. A str there is {@link DataOutputStream#writeUTF}'s modified UTF-8 (at most 65535 bytes).
+ * Its elements have no lengths, so nothing could be added to them.
  *
  * <p>Unknown manifests, unknown formats and bytes that are truncated or do not describe a valid
  * {@link CoordinatorState} fail {@link #fromBinary} with a {@link NotSerializableException} that
@@ -46,8 +72,11 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
 public final class DDataSerializer extends SerializerWithStringManifest {
   static final int DEFAULT_IDENTIFIER = 7242;
   static final String COORDINATOR_STATE = "C";
-  private static final int FORMAT = 1;
-  /** The least bytes a str takes (its length); bounds what a corrupt count can make us allocate. */
+  /** The format this version writes; it reads this one and {@link #FORMAT_1}. */
+  static final int FORMAT = 2;
+  /** The format written before records carried sections. */
+  static final int FORMAT_1 = 1;
+  /** The least bytes a format 1 str takes (its length); bounds what a corrupt count can make us allocate. */
   private static final int MIN_STR = 2;
 
   private final ExtendedActorSystem system;
@@ -82,47 +111,33 @@ public final class DDataSerializer extends SerializerWithStringManifest {
     if (!(o instanceof CoordinatorStateRecord record)) {
       throw cannotHandle(o);
     }
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-    DataOutputStream out = new DataOutputStream(bytes);
-    String current = "the record's header";
-    try {
-      out.writeByte(FORMAT);
-      writeVersion(out, record.version());
-      writeVersion(out, record.basis());
-      Map<ActorRef<Object>, List<String>> regions = record.state().regions();
-      out.writeInt(regions.size());
-      for (Map.Entry<ActorRef<Object>, List<String>> region : regions.entrySet()) {
-        current = "region " + region.getKey();
-        out.writeUTF(resolver().toSerializationFormat(region.getKey()));
-        out.writeInt(region.getValue().size());
-        for (String shard : region.getValue()) {
-          current = "shard [" + shard + "]";
-          out.writeUTF(shard);
-        }
+    CoordinatorState state = record.state();
+    BinaryWriter w = new BinaryWriter(64 + 48 * state.regions().size() + 12 * state.shards().size());
+    w.writeByte((byte) FORMAT);
+    writeVersion(w, record.version());
+    writeVersion(w, record.basis());
+    w.writeVarUInt(state.regions().size());
+    state.regions().forEach((region, shards) -> w.writeSection(r -> {
+      r.writeString(resolver().toSerializationFormat(region));
+      r.writeVarUInt(shards.size());
+      for (String shard : shards) {
+        r.writeSection(s -> s.writeString(shard));
       }
-      List<String> proxies = new ArrayList<>();
-      record.state().proxies().forEach(p -> proxies.add(resolver().toSerializationFormat(p)));
-      proxies.sort(null);
-      out.writeInt(proxies.size());
-      for (String proxy : proxies) {
-        current = "proxy " + proxy;
-        out.writeUTF(proxy);
-      }
-      out.flush();
-    } catch (UTFDataFormatException e) {
-      throw new IllegalArgumentException("shardkit cannot serialize the coordinator state: " + current
-          + " is longer than 65535 UTF-8 bytes", e);
-    } catch (IOException e) {
-      // A ByteArrayOutputStream does not fail; this keeps the compiler satisfied.
-      throw new IllegalStateException(e);
+    }));
+    List<String> proxies = new ArrayList<>();
+    state.proxies().forEach(p -> proxies.add(resolver().toSerializationFormat(p)));
+    proxies.sort(null);
+    w.writeVarUInt(proxies.size());
+    for (String proxy : proxies) {
+      w.writeSection(p -> p.writeString(proxy));
     }
-    return bytes.toByteArray();
+    return w.toByteArray();
   }
 
-  private static void writeVersion(DataOutputStream out, Version v) throws IOException {
-    out.writeLong(v.term());
-    out.writeLong(v.seq());
-    out.writeUTF(v.writer());
+  private static void writeVersion(BinaryWriter w, Version v) {
+    w.writeVarULong(v.term());
+    w.writeVarULong(v.seq());
+    w.writeString(v.writer());
   }
 
   @Override
@@ -131,35 +146,21 @@ public final class DDataSerializer extends SerializerWithStringManifest {
       throw new NotSerializableException("shardkit's DDataSerializer (id " + identifier + ") does not know the "
           + "manifest [" + manifest + "] (" + bytes.length + " bytes); was it written by a newer shardkit version?");
     }
-    DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+    int format = bytes.length == 0 ? -1 : bytes[0] & 0xFF;
     try {
-      int format = in.readUnsignedByte();
-      if (format != FORMAT) {
+      if (format == FORMAT) {
+        return readFormat2(bytes);
+      } else if (format == FORMAT_1) {
+        return readFormat1(bytes);
+      } else if (format > FORMAT) {
         throw new NotSerializableException("shardkit cannot read a coordinator state record in format " + format
-            + " (this version reads format " + FORMAT + "); was it written by a newer shardkit version?");
+            + ": this shardkit reads formats up to " + FORMAT + ". It was written by a newer shardkit, which must keep "
+            + "writing format " + FORMAT + " until no node of this version is left in the cluster");
+      } else if (format >= 0) {
+        throw new NotSerializableException("shardkit cannot read a coordinator state record in format " + format
+            + " (this version reads formats " + FORMAT_1 + " and " + FORMAT + ")");
       }
-      Version version = readVersion(in);
-      Version basis = readVersion(in);
-      CoordinatorState state = CoordinatorState.empty();
-      List<ShardHomeAllocated> allocations = new ArrayList<>();
-      int regions = readCount(in, MIN_STR + 4, "regions");
-      for (int i = 0; i < regions; i++) {
-        ActorRef<Object> region = resolver().resolveActorRef(in.readUTF());
-        state = state.applied(new RegionRegistered(region));
-        int shards = readCount(in, MIN_STR, "shards");
-        for (int j = 0; j < shards; j++) {
-          allocations.add(new ShardHomeAllocated(in.readUTF(), region));
-        }
-      }
-      // Rebuilt in the order of CoordinatorState.toEvents: regions, proxies, then shard homes.
-      int proxies = readCount(in, MIN_STR, "proxies");
-      for (int i = 0; i < proxies; i++) {
-        state = state.applied(new ProxyRegistered(resolver().resolveActorRef(in.readUTF())));
-      }
-      for (ShardHomeAllocated allocation : allocations) {
-        state = state.applied(allocation);
-      }
-      return new CoordinatorStateRecord(version, basis, state);
+      throw corrupt(bytes, "it is empty", null);
     } catch (EOFException e) {
       throw corrupt(bytes, "it ends before the last field", e);
     } catch (UTFDataFormatException e) {
@@ -167,9 +168,90 @@ public final class DDataSerializer extends SerializerWithStringManifest {
     } catch (NotSerializableException e) {
       throw e;
     } catch (IOException | RuntimeException e) {
+      // IllegalArgumentException: truncated, or a count larger than the bytes left.
       // IllegalStateException: the state breaks an invariant, e.g. a shard listed under two regions.
       throw corrupt(bytes, e.getMessage(), e);
     }
+  }
+
+  private CoordinatorStateRecord readFormat2(byte[] bytes) {
+    BinaryReader r = new BinaryReader(bytes);
+    r.readByte();
+    Version version = readVersion(r);
+    Version basis = readVersion(r);
+    int regionCount = r.readVarUInt();
+    List<StoredRegion> regions = new ArrayList<>(Math.min(regionCount, r.remaining()));
+    for (int i = 0; i < regionCount; i++) {
+      regions.add(r.readSection(region -> {
+        ActorRef<Object> ref = resolver().resolveActorRef(region.readString());
+        int shardCount = region.readVarUInt();
+        List<String> shards = new ArrayList<>(Math.min(shardCount, region.remaining()));
+        for (int j = 0; j < shardCount; j++) {
+          shards.add(region.readSection(BinaryReader::readString));
+        }
+        return new StoredRegion(ref, shards);
+      }));
+    }
+    int proxyCount = r.readVarUInt();
+    List<ActorRef<Object>> proxies = new ArrayList<>(Math.min(proxyCount, r.remaining()));
+    for (int i = 0; i < proxyCount; i++) {
+      proxies.add(r.readSection(proxy -> resolver().resolveActorRef(proxy.readString())));
+    }
+    return new CoordinatorStateRecord(version, basis, rebuild(regions, proxies));
+  }
+
+  private static Version readVersion(BinaryReader r) {
+    long term = r.readVarULong();
+    long seq = r.readVarULong();
+    return new Version(term, seq, r.readString());
+  }
+
+  private CoordinatorStateRecord readFormat1(byte[] bytes) throws IOException {
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
+    in.readUnsignedByte();
+    Version version = readVersion(in);
+    Version basis = readVersion(in);
+    int regionCount = readCount(in, MIN_STR + 4, "regions");
+    List<StoredRegion> regions = new ArrayList<>(regionCount);
+    for (int i = 0; i < regionCount; i++) {
+      ActorRef<Object> region = resolver().resolveActorRef(in.readUTF());
+      int shardCount = readCount(in, MIN_STR, "shards");
+      List<String> shards = new ArrayList<>(shardCount);
+      for (int j = 0; j < shardCount; j++) {
+        shards.add(in.readUTF());
+      }
+      regions.add(new StoredRegion(region, shards));
+    }
+    int proxyCount = readCount(in, MIN_STR, "proxies");
+    List<ActorRef<Object>> proxies = new ArrayList<>(proxyCount);
+    for (int i = 0; i < proxyCount; i++) {
+      proxies.add(resolver().resolveActorRef(in.readUTF()));
+    }
+    return new CoordinatorStateRecord(version, basis, rebuild(regions, proxies));
+  }
+
+  /** A region as a record lists it: its ref and its shards in allocation order. */
+  private record StoredRegion(ActorRef<Object> ref, List<String> shards) {}
+
+  /**
+   * The state a record describes, built through {@link CoordinatorState#applied} in the order of
+   * {@link CoordinatorState#toEvents} (regions, proxies, then shard homes), so that a record that
+   * breaks the state's rules is refused like such an event would be.
+   */
+  private static CoordinatorState rebuild(List<StoredRegion> regions, List<ActorRef<Object>> proxies) {
+    CoordinatorState state = CoordinatorState.empty();
+    for (StoredRegion region : regions) {
+      state = state.applied(new RegionRegistered(region.ref()));
+    }
+    for (ActorRef<Object> proxy : proxies) {
+      state = state.applied(new ProxyRegistered(proxy));
+    }
+    for (StoredRegion region : regions) {
+      for (String shard : region.shards()) {
+        state = state.applied(new ShardHomeAllocated(shard, region.ref()));
+      }
+    }
+    return state;
   }
 
   private static Version readVersion(DataInputStream in) throws IOException {

@@ -10,6 +10,7 @@ import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord.Version;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.internal.BinaryWriter;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -198,5 +199,85 @@ class DDataSerializerTest {
     NotSerializableException e = assertThrows(NotSerializableException.class,
         () -> serializer.fromBinary(bytes.toByteArray(), "C"));
     assertTrue(e.getMessage().contains("term -5"), e.getMessage());
+  }
+
+  @Test
+  void aRecordWithFieldsAppendedByALaterVersionReads() throws NotSerializableException {
+    // A later shardkit may append fields to a region, a shard, a proxy and the record (a zone, a
+    // load, a term) without a new format; today's reader must skip them and read the rest.
+    CoordinatorStateRecord record = sample();
+    ActorRefResolver resolver = ActorRefResolver.get(testKit.system());
+    BinaryWriter w = new BinaryWriter(256);
+    w.writeByte((byte) DDataSerializer.FORMAT);
+    for (Version v : List.of(record.version(), record.basis())) {
+      w.writeVarULong(v.term());
+      w.writeVarULong(v.seq());
+      w.writeString(v.writer());
+    }
+    w.writeVarUInt(record.state().regions().size());
+    record.state().regions().forEach((region, shards) -> w.writeSection(r -> {
+      r.writeString(resolver.toSerializationFormat(region));
+      r.writeVarUInt(shards.size());
+      for (String shard : shards) {
+        r.writeSection(s -> {
+          s.writeString(shard);
+          s.writeVarInt(-3);
+        });
+      }
+      r.writeString("zone-a");
+      r.writeSection(extra -> extra.writeBytes(new byte[] {1, 2, 3}));
+    }));
+    List<String> proxies = record.state().proxies().stream().map(resolver::toSerializationFormat).sorted().toList();
+    w.writeVarUInt(proxies.size());
+    for (String proxy : proxies) {
+      w.writeSection(p -> {
+        p.writeString(proxy);
+        p.writeVarULong(99);
+      });
+    }
+    w.writeVarULong(7);
+    w.writeString("a field of the record this version does not know");
+
+    Object read = serializer.fromBinary(w.toByteArray(), DDataSerializer.COORDINATOR_STATE);
+    assertEquals(record, read);
+    assertEquals(record.state().regions(), ((CoordinatorStateRecord) read).state().regions());
+  }
+
+  @Test
+  void aNewerFormatIsRefusedNamingIt() {
+    byte[] bytes = serializer.toBinary(sample());
+    bytes[0] = (byte) (DDataSerializer.FORMAT + 1);
+    NotSerializableException e = assertThrows(NotSerializableException.class, () -> serializer.fromBinary(bytes, "C"));
+    assertTrue(e.getMessage().contains("format " + (DDataSerializer.FORMAT + 1)), e.getMessage());
+    assertTrue(e.getMessage().contains("newer shardkit"), e.getMessage());
+  }
+
+  @Test
+  void aFormat1RecordStillReads() throws IOException {
+    // What shardkit wrote before format 2 may still be replicated or kept in LMDB.
+    ActorRefResolver resolver = ActorRefResolver.get(testKit.system());
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.writeByte(DDataSerializer.FORMAT_1);
+    out.writeLong(4);
+    out.writeLong(2);
+    out.writeUTF("w");
+    out.writeLong(4);
+    out.writeLong(1);
+    out.writeUTF("w");
+    out.writeInt(1);
+    out.writeUTF(resolver.toSerializationFormat(r1));
+    out.writeInt(2);
+    out.writeUTF("b");
+    out.writeUTF("a");
+    out.writeInt(1);
+    out.writeUTF(resolver.toSerializationFormat(p1));
+    CoordinatorState expected = CoordinatorState.empty()
+        .applied(new RegionRegistered(r1))
+        .applied(new ProxyRegistered(p1))
+        .applied(new ShardHomeAllocated("b", r1))
+        .applied(new ShardHomeAllocated("a", r1));
+    assertEquals(new CoordinatorStateRecord(new Version(4, 2, "w"), new Version(4, 1, "w"), expected),
+        serializer.fromBinary(bytes.toByteArray(), "C"));
   }
 }

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.persistence.internal;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -11,6 +12,7 @@ import java.util.Set;
  * here on, {@code stopped} ones are forgotten. Both are sorted, so the same batch is always
  * stored the same way.
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record StoredEntitiesChange(List<String> started, List<String> stopped) implements StoredRecord {
 
   @JsonCreator

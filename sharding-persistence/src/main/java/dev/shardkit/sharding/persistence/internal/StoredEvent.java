@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.persistence.internal;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
@@ -9,6 +10,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * {@code ActorRefResolver} serialization format; {@code ref} and {@code shardId} are null where
  * the kind has none.
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StoredEvent(Kind kind, String ref, String shardId) implements StoredRecord {
 

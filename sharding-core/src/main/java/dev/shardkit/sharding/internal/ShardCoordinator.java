@@ -73,8 +73,7 @@ public final class ShardCoordinator {
   private enum RetryLoad implements NoSerializationVerificationNeeded { INSTANCE }
 
   /** Events written in one store call, and what waits for them to be durable. */
-  private record Batch(CoordinatorState before, List<CoordinatorEvent> events, CoordinatorState after,
-      List<Runnable> afterwards) {}
+  private record Batch(List<CoordinatorEvent> events, CoordinatorState after, List<Runnable> afterwards) {}
 
   private record Stored(Batch batch) implements NoSerializationVerificationNeeded {}
 
@@ -402,7 +401,7 @@ public final class ShardCoordinator {
       ready.forEach(Runnable::run);
       return;
     }
-    Batch batch = new Batch(stored, List.copyOf(queuedEvents), state, List.copyOf(queuedAfterwards));
+    Batch batch = new Batch(List.copyOf(queuedEvents), state, List.copyOf(queuedAfterwards));
     queuedEvents.clear();
     queuedAfterwards.clear();
     write(batch);
@@ -410,7 +409,7 @@ public final class ShardCoordinator {
 
   private void write(Batch batch) {
     writing = true;
-    context.pipeToSelf(store.storeAll(batch.before(), batch.events()),
+    context.pipeToSelf(store.store(batch.events(), batch.after()),
         (ok, error) -> error == null ? new Stored(batch) : new StoreFailed(batch, error));
   }
 
@@ -425,7 +424,7 @@ public final class ShardCoordinator {
     afterwards.addAll(queuedAfterwards);
     queuedEvents.clear();
     queuedAfterwards.clear();
-    return new Batch(failed.before(), events, state, afterwards);
+    return new Batch(events, state, afterwards);
   }
 
   private Behavior<Object> onStored(Stored s) {

@@ -63,12 +63,7 @@ class CoordinatorBatchingTest {
     }
 
     @Override
-    public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
-      return storeAll(null, List.of(event));
-    }
-
-    @Override
-    public CompletionStage<Void> storeAll(CoordinatorState stateBefore, List<CoordinatorEvent> events) {
+    public CompletionStage<Void> store(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
       Write write = new Write(List.copyOf(events), new CompletableFuture<>());
       writes.add(write);
       return write.done();

@@ -8,6 +8,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -44,7 +45,7 @@ class CoordinatorClosesStoreTest {
     }
 
     @Override
-    public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
+    public CompletionStage<Void> store(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
       return CompletableFuture.completedFuture(null);
     }
 

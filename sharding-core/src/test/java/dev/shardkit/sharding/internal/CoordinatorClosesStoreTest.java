@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
+import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
@@ -61,8 +62,11 @@ class CoordinatorClosesStoreTest {
   }
 
   private static ActorRef<Object> coordinator(ClosableStore store) {
-    return testKit.spawn(ShardCoordinator.create("close-test", new LeastShardAllocationStrategy(1, 20, 0.1), store,
-        100, Optional.empty(), Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofSeconds(10), Optional.empty(), 0));
+    ShardingSettings settings = ShardingSettings.create(testKit.system())
+        .withCoordinatorSettleTimeout(Duration.ofSeconds(3)).withRebalanceInterval(Duration.ofSeconds(2))
+        .withHandOffTimeout(Duration.ofSeconds(10));
+    return testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("close-test", settings,
+        new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), 0)));
   }
 
   @Test

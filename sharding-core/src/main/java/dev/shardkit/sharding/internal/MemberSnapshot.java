@@ -1,6 +1,10 @@
 package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.RegionInfo;
+import dev.shardkit.sharding.spi.CoordinatorEvent;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyTerminated;
+import dev.shardkit.sharding.spi.CoordinatorEvent.RegionTerminated;
+import dev.shardkit.sharding.spi.CoordinatorState;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -94,6 +98,21 @@ final class MemberSnapshot {
   boolean isMember(Address address) {
     Node node = nodes.get(address);
     return node != null && node.status() != MemberStatus.removed();
+  }
+
+  /**
+   * The regions and proxies of a loaded state whose nodes are no longer members: gone for good, so
+   * a coordinator forgets them before it serves (it never answers with a dead home); the others
+   * it watches.
+   *
+   * @return their terminations, regions first, in the state's order
+   */
+  List<CoordinatorEvent> leftTheCluster(CoordinatorState state) {
+    List<CoordinatorEvent> gone = new ArrayList<>();
+    state.regions().keySet().stream().filter(r -> !isMember(addressOf(r))).map(RegionTerminated::new)
+        .forEach(gone::add);
+    state.proxies().stream().filter(p -> !isMember(addressOf(p))).map(ProxyTerminated::new).forEach(gone::add);
+    return gone;
   }
 
   /** Whether the node at {@code address} is a member that is neither down nor removed. */

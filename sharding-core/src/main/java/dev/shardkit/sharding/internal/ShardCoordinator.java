@@ -37,7 +37,6 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.Cluster;
 import org.slf4j.Logger;
@@ -58,12 +57,6 @@ public final class ShardCoordinator {
 
   /** Sent by the singleton manager when the coordinator must hand over. Local only. */
   public enum Stop implements NoSerializationVerificationNeeded { INSTANCE }
-
-  private record Loaded(CoordinatorState state) implements NoSerializationVerificationNeeded {}
-
-  private record LoadFailed(Throwable cause) implements NoSerializationVerificationNeeded {}
-
-  private enum RetryLoad implements NoSerializationVerificationNeeded { INSTANCE }
 
   private enum Stored implements NoSerializationVerificationNeeded { INSTANCE }
 
@@ -90,12 +83,11 @@ public final class ShardCoordinator {
 
   private enum ReadRememberedShards implements NoSerializationVerificationNeeded { INSTANCE }
 
-  private static final Backoff STORE_BACKOFF = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(10), 2);
-  private static final Duration STASH_FULL_WARNING_INTERVAL = Duration.ofSeconds(10);
+  /** The back-off of every retried store operation: the load, the writes, the remembered shards. */
+  static final Backoff STORE_BACKOFF = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(10), 2);
 
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;
-  private final StashBuffer<Object> stash;
   private final CoordinatorSpec spec;
   private final String typeName;
   private final Duration rebalanceInterval;
@@ -109,27 +101,24 @@ public final class ShardCoordinator {
   private CoordinatorWrites writes;
   /** While settling, what it waits for; null once settled. */
   private Settling settling;
-  /** The protocol messages in the stash, so repeated requests are stashed once. */
-  private final Set<Object> stashed = new HashSet<>();
-  private long lastStashFullWarning = System.nanoTime() - STASH_FULL_WARNING_INTERVAL.toNanos();
-  private Duration idleRebalanceDelay;
+  /** Rounds that found nothing to move wait longer, up to 8 intervals: a steady cluster costs little. */
+  private final Backoff idleRebalance;
+  /** Rebalance rounds in a row that found nothing to move. */
+  private int idleRounds;
   /** Regions of removed nodes whose shards wait for the removal margin before they move. */
   private final Set<ActorRef<Object>> inRemovalMargin = new HashSet<>();
-  // Each store operation backs off on its own failures: a failing read of remembered shards does
-  // not slow down the retries of a write.
-  private final Backoff.Retries loadRetries = STORE_BACKOFF.retries();
+  // Each store operation backs off on its own failures (the load's are CoordinatorLoading's): a
+  // failing read of remembered shards does not slow down the retries of a write.
   private final Backoff.Retries writeRetries = STORE_BACKOFF.retries();
   private final Backoff.Retries rememberedRetries = STORE_BACKOFF.retries();
 
-  private ShardCoordinator(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers,
-      StashBuffer<Object> stash) {
+  private ShardCoordinator(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers) {
     this.spec = spec;
     this.context = context;
     this.timers = timers;
-    this.stash = stash;
     this.typeName = spec.typeName();
     this.rebalanceInterval = spec.settings().rebalanceInterval();
-    this.idleRebalanceDelay = rebalanceInterval;
+    this.idleRebalance = new Backoff(rebalanceInterval.multipliedBy(2), rebalanceInterval.multipliedBy(8), 2);
     this.log = context.getLog();
     this.cluster = Cluster.get(Adapter.toClassic(context.getSystem()));
     this.removalMargin = Duration.ofNanos(cluster.downingProvider().downRemovalMargin().toNanos());
@@ -140,32 +129,15 @@ public final class ShardCoordinator {
 
   public static Behavior<Object> create(CoordinatorSpec spec) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(spec.stashCapacity(), stash -> {
-      ShardCoordinator coordinator = new ShardCoordinator(spec, ctx, timers, stash);
+      ShardCoordinator coordinator = new ShardCoordinator(spec, ctx, timers);
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}",
           spec.typeName(), coordinator.cluster.selfAddress(), spec.store().describe(), spec.strategy());
-      return Behaviors.intercept(() -> new CloseStoreOnStop(spec.store()), coordinator.loading());
+      return Behaviors.intercept(() -> new CloseStoreOnStop(spec.store()),
+          CoordinatorLoading.behavior(spec, ctx, timers, stash, coordinator::onLoaded));
     })));
   }
 
   // ---- behaviours
-
-  private Behavior<Object> loading() {
-    context.pipeToSelf(attempt(spec.store()::load),
-        (loaded, error) -> error == null ? new Loaded(loaded) : new LoadFailed(error));
-    return Behaviors.receive(Object.class)
-        .onMessage(Loaded.class, this::onLoaded)
-        .onMessage(LoadFailed.class, f -> {
-          Duration backoff = loadRetries.failed();
-          log.warn("Coordinator of [{}] could not load its state ({}); retrying in {} ms", typeName, f.cause(),
-              backoff.toMillis());
-          timers.startSingleTimer(RetryLoad.INSTANCE, backoff);
-          return Behaviors.same();
-        })
-        .onMessageEquals(RetryLoad.INSTANCE, this::loading)
-        .onMessageEquals(Stop.INSTANCE, Behaviors::stopped)
-        .onAnyMessage(this::stashOrDrop)
-        .build();
-  }
 
   /** Serves shards with a home; requests for homeless shards wait until settled. */
   private Behavior<Object> settling() {
@@ -277,28 +249,24 @@ public final class ShardCoordinator {
     return settling == null || settling.check(members(), writes.decided().regions().keySet());
   }
 
-  private Behavior<Object> onLoaded(Loaded loaded) {
-    loadRetries.succeeded();
-    CoordinatorState state = loaded.state();
+  /** Settling, or active at once if every node that may host shards is known already. */
+  private Behavior<Object> onLoaded(CoordinatorState state) {
     writes = new CoordinatorWrites(state);
-    // Regions and proxies on nodes that have left the cluster are gone for good: forgetting them
-    // before serving means no request is ever answered with a dead home. The others are watched;
-    // those on nodes that are down are reported terminated when they are removed.
-    MemberSnapshot members = members();
-    List<CoordinatorEvent> gone = new ArrayList<>();
-    for (ActorRef<Object> region : state.regions().keySet()) {
-      if (watchIfMember(region, members)) {
-        gone.add(new RegionTerminated(region));
+    List<CoordinatorEvent> gone = members().leftTheCluster(state);
+    Set<ActorRef<Object>> known = new HashSet<>(state.regions().keySet());
+    known.addAll(state.proxies());
+    for (CoordinatorEvent event : gone) {
+      if (event instanceof RegionTerminated t) {
+        known.remove(t.region());
         if (spec.rememberedShards().isPresent()) {
-          placement.remember(state.regions().get(region));
+          placement.remember(state.regions().get(t.region()));
         }
+      } else if (event instanceof ProxyTerminated t) {
+        known.remove(t.proxy());
       }
     }
-    state.proxies().forEach(p -> {
-      if (watchIfMember(p, members)) {
-        gone.add(new ProxyTerminated(p));
-      }
-    });
+    // Those on nodes that are down are reported terminated when they are removed.
+    known.forEach(ref -> context.watchWith(ref, new Terminated(ref)));
     log.info("Coordinator of [{}] loaded {}; forgetting {} region(s)/proxies on nodes that left the cluster", typeName,
         state, gone.size());
     if (spec.rememberedShards().isPresent()) {
@@ -311,17 +279,7 @@ public final class ShardCoordinator {
         timers.startSingleTimer(SettleTimeout.INSTANCE, spec.settings().coordinatorSettleTimeout());
       }
     });
-    stashed.clear();
-    return stash.unstashAll(settling.done() ? settle() : settling());
-  }
-
-  /** Watches a region or proxy on a node that is a member; true if its node has left instead. */
-  private boolean watchIfMember(ActorRef<Object> ref, MemberSnapshot members) {
-    if (!members.isMember(members.addressOf(ref))) {
-      return true;
-    }
-    context.watchWith(ref, new Terminated(ref));
-    return false;
+    return settling.done() ? settle() : settling();
   }
 
   // ---- writes: decided now, stored in batches, made known once stored
@@ -361,32 +319,12 @@ public final class ShardCoordinator {
   }
 
   /** A call that throws counts as a failed stage, so it is retried like one. */
-  private static <T> CompletionStage<T> attempt(Supplier<CompletionStage<T>> call) {
+  static <T> CompletionStage<T> attempt(Supplier<CompletionStage<T>> call) {
     try {
       return call.get();
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-  }
-
-  private Behavior<Object> stashOrDrop(Object message) {
-    // Regions repeat registrations and home requests every retry interval while the store is
-    // slow or down: one copy of each is enough, and a dropped one is asked again.
-    if (message instanceof ShardingProtocol && !stashed.add(message)) {
-      return Behaviors.same();
-    }
-    if (stash.isFull()) {
-      long now = System.nanoTime();
-      if (now - lastStashFullWarning > STASH_FULL_WARNING_INTERVAL.toNanos()) {
-        lastStashFullWarning = now;
-        log.warn("Coordinator of [{}] is busy (loading its state) and its stash of {} is full; dropping "
-            + "requests until it catches up (regions ask again)", typeName, stash.capacity());
-      }
-      stashed.remove(message);
-    } else {
-      stash.stash(message);
-    }
-    return Behaviors.same();
   }
 
   // ---- registration and settling
@@ -406,7 +344,7 @@ public final class ShardCoordinator {
       events.add(proxy ? new ProxyRegistered(region) : new RegionRegistered(region));
       if (!proxy && settling == null) {
         // A new region usually means shards should move to it: no idle back-off.
-        idleRebalanceDelay = rebalanceInterval;
+        idleRounds = 0;
         scheduleRebalance(rebalanceInterval);
       }
     }
@@ -551,13 +489,10 @@ public final class ShardCoordinator {
     }
     List<String> moves = placement.rebalance(view());
     if (moves.isEmpty()) {
-      Duration doubled = idleRebalanceDelay.multipliedBy(2);
-      Duration longest = rebalanceInterval.multipliedBy(8);
-      idleRebalanceDelay = doubled.compareTo(longest) <= 0 ? doubled : longest;
-      scheduleRebalance(idleRebalanceDelay);
+      scheduleRebalance(idleRebalance.delay(++idleRounds));
       return Behaviors.same();
     }
-    idleRebalanceDelay = rebalanceInterval;
+    idleRounds = 0;
     if (spreadUntouched()) {
       // Unused shards moved without hand-offs; the next round sees whether used ones must move.
       scheduleRebalance(rebalanceInterval);

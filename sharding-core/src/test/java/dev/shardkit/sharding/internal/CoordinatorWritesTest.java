@@ -3,7 +3,6 @@ package dev.shardkit.sharding.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,35 +14,19 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class CoordinatorWritesTest {
-  private static ActorTestKit testKit;
-  private static ActorRef<Object> r1;
-  private static ActorRef<Object> r2;
+  @RegisterExtension static final TestRefs refs = new TestRefs();
 
-  @BeforeAll
-  static void start() {
-    testKit = TestRefs.remotingTestKit();
-    r1 = TestRefs.region(testKit, 1);
-    r2 = TestRefs.region(testKit, 2);
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
+  private static ActorRef<Object> r(int n) {
+    return refs.region(n);
   }
 
   private static CoordinatorState stateOf(List<CoordinatorEvent> events) {
-    CoordinatorState state = CoordinatorState.empty();
-    for (CoordinatorEvent e : events) {
-      state = state.applied(e);
-    }
-    return state;
+    return TestRefs.applied(CoordinatorState.empty(), events);
   }
 
   /** Effects that record, in order, that they ran. */
@@ -60,16 +43,16 @@ class CoordinatorWritesTest {
   @Test
   void decisionsTakeEffectAtOnceAndAreStoredOneWriteAtATimeWithTheStateAfterEach() {
     CoordinatorWrites w = new CoordinatorWrites(CoordinatorState.empty());
-    w.decide(List.of(new RegionRegistered(r1)), effect("ack r1"));
+    w.decide(List.of(new RegionRegistered(r(1))), effect("ack r(1)"));
     Next first = w.next();
-    assertEquals(List.of(new RegionRegistered(r1)), first.write().events());
-    assertEquals(stateOf(List.of(new RegionRegistered(r1))), first.write().after());
+    assertEquals(List.of(new RegionRegistered(r(1))), first.write().events());
+    assertEquals(stateOf(List.of(new RegionRegistered(r(1)))), first.write().after());
     assertTrue(first.run().isEmpty(), "nothing is announced before it is stored");
 
     // Decided meanwhile: visible to later decisions, but no second write in flight.
-    w.decide(List.of(new ShardHomeAllocated("a", r1)), effect("home a"));
-    w.decide(List.of(new RegionRegistered(r2), new ShardHomeAllocated("b", r2)), effect("home b"));
-    assertEquals(r1, w.decided().shards().get("a"));
+    w.decide(List.of(new ShardHomeAllocated("a", r(1))), effect("home a"));
+    w.decide(List.of(new RegionRegistered(r(2)), new ShardHomeAllocated("b", r(2))), effect("home b"));
+    assertEquals(r(1), w.decided().shards().get("a"));
     assertEquals(CoordinatorState.empty(), w.stored());
     assertTrue(w.busy());
     Next blocked = w.next();
@@ -77,15 +60,15 @@ class CoordinatorWritesTest {
     assertTrue(blocked.run().isEmpty());
 
     run(w.written());
-    assertEquals(List.of("ack r1"), ran);
+    assertEquals(List.of("ack r(1)"), ran);
     assertEquals(first.write().after(), w.stored());
 
     Batch second = w.next().write();
-    assertEquals(List.of(new ShardHomeAllocated("a", r1), new RegionRegistered(r2), new ShardHomeAllocated("b", r2)),
+    assertEquals(List.of(new ShardHomeAllocated("a", r(1)), new RegionRegistered(r(2)), new ShardHomeAllocated("b", r(2))),
         second.events(), "everything decided during the first write, in order, in one write");
     assertEquals(w.decided(), second.after());
     run(w.written());
-    assertEquals(List.of("ack r1", "home a", "home b"), ran);
+    assertEquals(List.of("ack r(1)", "home a", "home b"), ran);
     assertFalse(w.busy());
     assertEquals(w.decided(), w.stored());
   }
@@ -99,7 +82,7 @@ class CoordinatorWritesTest {
     run(idle.run());
     assertEquals(List.of("at once"), ran);
 
-    w.decide(List.of(new RegionRegistered(r1)), effect("registered"));
+    w.decide(List.of(new RegionRegistered(r(1))), effect("registered"));
     w.next();
     w.decide(List.of(), effect("after the registration"));
     assertTrue(w.next().run().isEmpty(), "waits for the write in flight");
@@ -111,11 +94,11 @@ class CoordinatorWritesTest {
   @Test
   void aFailedWriteIsRetriedTogetherWithWhatWasDecidedSince() {
     CoordinatorWrites w = new CoordinatorWrites(CoordinatorState.empty());
-    w.decide(List.of(new RegionRegistered(r1)), effect("one"));
+    w.decide(List.of(new RegionRegistered(r(1))), effect("one"));
     w.next();
-    w.decide(List.of(new ShardHomeAllocated("a", r1)), effect("two"));
+    w.decide(List.of(new ShardHomeAllocated("a", r(1))), effect("two"));
     Batch retry = w.retry();
-    assertEquals(List.of(new RegionRegistered(r1), new ShardHomeAllocated("a", r1)), retry.events());
+    assertEquals(List.of(new RegionRegistered(r(1)), new ShardHomeAllocated("a", r(1))), retry.events());
     assertEquals(w.decided(), retry.after());
     assertNull(w.next().write(), "the retry is the write in flight");
     run(w.written());
@@ -126,13 +109,13 @@ class CoordinatorWritesTest {
 
   @Test
   void aHomeIsSettledOnlyOnceStoredAndNotBeingChanged() {
-    CoordinatorWrites w = new CoordinatorWrites(stateOf(List.of(new RegionRegistered(r1), new RegionRegistered(r2))));
-    w.decide(List.of(new ShardHomeAllocated("a", r1)), () -> { });
+    CoordinatorWrites w = new CoordinatorWrites(stateOf(List.of(new RegionRegistered(r(1)), new RegionRegistered(r(2)))));
+    w.decide(List.of(new ShardHomeAllocated("a", r(1))), () -> { });
     assertNull(w.settledHome("a"), "decided, not yet stored");
     w.next();
     w.written();
-    assertSame(r1, w.settledHome("a"));
-    w.decide(List.of(new CoordinatorEvent.ShardHomeDeallocated("a"), new ShardHomeAllocated("a", r2)), () -> { });
+    assertEquals(r(1), w.settledHome("a"));
+    w.decide(List.of(new CoordinatorEvent.ShardHomeDeallocated("a"), new ShardHomeAllocated("a", r(2))), () -> { });
     assertNull(w.settledHome("a"), "its move is not stored yet");
   }
 
@@ -140,7 +123,7 @@ class CoordinatorWritesTest {
   void aDecisionThatDoesNotFitIsNotTaken() {
     CoordinatorWrites w = new CoordinatorWrites(CoordinatorState.empty());
     assertThrows(IllegalStateException.class,
-        () -> w.decide(List.of(new RegionRegistered(r1), new ShardHomeAllocated("a", r2)), effect("never")));
+        () -> w.decide(List.of(new RegionRegistered(r(1)), new ShardHomeAllocated("a", r(2))), effect("never")));
     assertEquals(CoordinatorState.empty(), w.decided());
     assertFalse(w.busy());
     assertTrue(w.next().run().isEmpty());

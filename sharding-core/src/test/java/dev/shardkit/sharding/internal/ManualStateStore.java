@@ -19,9 +19,28 @@ final class ManualStateStore implements CoordinatorStateStore {
 
   final LinkedBlockingQueue<Write> writes = new LinkedBlockingQueue<>();
 
+  /** The loads the coordinator started, if loads are manual. */
+  final LinkedBlockingQueue<CompletableFuture<CoordinatorState>> loads = new LinkedBlockingQueue<>();
+  private final boolean manualLoads;
+
+  /** A store whose every load finds an empty state at once. */
+  ManualStateStore() {
+    this(false);
+  }
+
+  /** @param manualLoads whether loads, too, complete only when the test says so */
+  ManualStateStore(boolean manualLoads) {
+    this.manualLoads = manualLoads;
+  }
+
   @Override
   public CompletionStage<CoordinatorState> load() {
-    return CompletableFuture.completedFuture(CoordinatorState.empty());
+    if (!manualLoads) {
+      return CompletableFuture.completedFuture(CoordinatorState.empty());
+    }
+    CompletableFuture<CoordinatorState> load = new CompletableFuture<>();
+    loads.add(load);
+    return load;
   }
 
   @Override
@@ -41,6 +60,13 @@ final class ManualStateStore implements CoordinatorStateStore {
     Write w = writes.poll(5, TimeUnit.SECONDS);
     assertTrue(w != null, "a write was started");
     return w;
+  }
+
+  /** The next load the coordinator started; fails the test if none starts within 5 s. */
+  CompletableFuture<CoordinatorState> nextLoad() throws InterruptedException {
+    CompletableFuture<CoordinatorState> load = loads.poll(5, TimeUnit.SECONDS);
+    assertTrue(load != null, "a load was started");
+    return load;
   }
 
   /** Completes the next write and returns it. */

@@ -1,43 +1,31 @@
 package dev.shardkit.sharding.internal;
 
 import static dev.shardkit.sharding.internal.TestRefs.node;
-import static dev.shardkit.sharding.internal.TestRefs.region;
+import static dev.shardkit.sharding.internal.TestRefs.member;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.RegionInfo;
-import dev.shardkit.sharding.internal.MemberSnapshot.Node;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyTerminated;
+import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
+import dev.shardkit.sharding.spi.CoordinatorEvent.RegionTerminated;
+import dev.shardkit.sharding.spi.CoordinatorState;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.MemberStatus;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class MemberSnapshotTest {
-  private static ActorTestKit testKit;
-
-  @BeforeAll
-  static void start() {
-    testKit = TestRefs.remotingTestKit();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
-
-  private static Node member(int n, MemberStatus status, String... roles) {
-    return new Node(node(n), status, Set.of(roles));
-  }
+  @RegisterExtension static final TestRefs refs = new TestRefs();
 
   private static ActorRef<Object> r(int n) {
-    return region(testKit, n);
+    return refs.region(n);
   }
 
   @Test
@@ -109,9 +97,22 @@ class MemberSnapshotTest {
   }
 
   @Test
+  void theRegionsAndProxiesOfNodesThatLeftAreForgotten() {
+    MemberSnapshot members = new MemberSnapshot(List.of(member(1, MemberStatus.up()), member(2, MemberStatus.down()),
+        member(3, MemberStatus.removed())), node(0));
+    CoordinatorState state = CoordinatorState.empty();
+    for (int n = 1; n <= 4; n++) {
+      state = state.applied(new RegionRegistered(r(n)));
+    }
+    state = state.applied(new ProxyRegistered(refs.proxy(3))).applied(new ProxyRegistered(refs.proxy(1)));
+    assertEquals(List.of(new RegionTerminated(r(3)), new RegionTerminated(r(4)), new ProxyTerminated(refs.proxy(3))),
+        members.leftTheCluster(state), "a down node is still a member: it is removed later");
+  }
+
+  @Test
   void aLocalReferenceIsOnThisNode() {
     MemberSnapshot members = new MemberSnapshot(List.of(), node(9));
-    assertEquals(node(9), members.addressOf(testKit.createTestProbe(Object.class).ref()));
+    assertEquals(node(9), members.addressOf(refs.local()));
     assertEquals(node(3), members.addressOf(r(3)));
   }
 }

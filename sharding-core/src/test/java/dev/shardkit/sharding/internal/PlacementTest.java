@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.internal;
 
+import static dev.shardkit.sharding.internal.TestRefs.applied;
 import static dev.shardkit.sharding.internal.TestRefs.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,32 +22,16 @@ import dev.shardkit.sharding.spi.CoordinatorState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.MemberStatus;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class PlacementTest {
-  private static ActorTestKit testKit;
-  private static ActorRef<Object> coordinator;
-  private static ActorRef<Object> r1;
-  private static ActorRef<Object> r2;
-  private static ActorRef<Object> r3;
+  @RegisterExtension static final TestRefs refs = new TestRefs();
 
-  @BeforeAll
-  static void start() {
-    testKit = TestRefs.remotingTestKit();
-    coordinator = testKit.createTestProbe(Object.class).ref();
-    r1 = TestRefs.region(testKit, 1);
-    r2 = TestRefs.region(testKit, 2);
-    r3 = TestRefs.region(testKit, 3);
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
+  private static ActorRef<Object> r(int n) {
+    return refs.region(n);
   }
 
   /** The problems placement reported. */
@@ -57,7 +42,7 @@ class PlacementTest {
   }
 
   private Placement placement(ShardAllocationStrategy strategy, int knownShards) {
-    return new Placement(strategy, knownShards, coordinator, (problem, cause) -> problems.add(problem));
+    return new Placement(strategy, knownShards, refs.local(), (problem, cause) -> problems.add(problem));
   }
 
   /** Members 1..n, all Up, oldest first. */
@@ -67,13 +52,6 @@ class PlacementTest {
       nodes.add(new Node(node(i), MemberStatus.up(), Set.of()));
     }
     return new MemberSnapshot(nodes, node(1));
-  }
-
-  private static CoordinatorState applied(CoordinatorState state, List<CoordinatorEvent> events) {
-    for (CoordinatorEvent e : events) {
-      state = state.applied(e);
-    }
-    return state;
   }
 
   @SafeVarargs
@@ -102,9 +80,9 @@ class PlacementTest {
   @Test
   void everyKnownShardIsPlacedInOneDecisionOnceEveryRegionIsUp() {
     Placement p = placement(100);
-    List<CoordinatorEvent> events = p.placeAll(view(registered(r1), up(1)));
-    assertEquals(homes(r1, 0, 100), events, "the only region takes all 100, in one decision");
-    CoordinatorState state = applied(registered(r1), events);
+    List<CoordinatorEvent> events = p.placeAll(view(registered(r(1)), up(1)));
+    assertEquals(homes(r(1), 0, 100), events, "the only region takes all 100, in one decision");
+    CoordinatorState state = applied(registered(r(1)), events);
     assertTrue(p.placeAll(view(state, up(1))).isEmpty(), "placed once");
   }
 
@@ -113,15 +91,15 @@ class PlacementTest {
     Placement p = placement(10);
     MemberSnapshot joining = new MemberSnapshot(List.of(new Node(node(1), MemberStatus.up(), Set.of()),
         new Node(node(2), MemberStatus.joining(), Set.of())), node(1));
-    assertTrue(p.placeAll(view(registered(r1, r2), joining)).isEmpty());
-    assertEquals(10, p.placeAll(view(registered(r1, r2), up(2))).size(), "placed once it is Up");
+    assertTrue(p.placeAll(view(registered(r(1), r(2)), joining)).isEmpty());
+    assertEquals(10, p.placeAll(view(registered(r(1), r(2)), up(2))).size(), "placed once it is Up");
   }
 
   @Test
   void aJoiningRegionGetsItsShareOfTheUnusedShardsWithoutHandOffsAndNothingIsLeftToRebalance() {
     Placement p = placement(100);
-    CoordinatorState state = applied(registered(r1), p.placeAll(view(registered(r1), up(1))));
-    state = state.applied(new RegionRegistered(r2));
+    CoordinatorState state = applied(registered(r(1)), p.placeAll(view(registered(r(1)), up(1))));
+    state = state.applied(new RegionRegistered(r(2)));
     Placement.View two = view(state, up(2));
     assertTrue(p.spreadDue("7", two), "the number of regions taking shards changed");
 
@@ -129,11 +107,11 @@ class PlacementTest {
     assertEquals(100, moves.size(), "50 shards move, each as a deallocation and an allocation");
     for (int i = 0; i < moves.size(); i += 2) {
       ShardHomeDeallocated gone = (ShardHomeDeallocated) moves.get(i);
-      assertEquals(new ShardHomeAllocated(gone.shardId(), r2), moves.get(i + 1), "moved straight to the new region");
+      assertEquals(new ShardHomeAllocated(gone.shardId(), r(2)), moves.get(i + 1), "moved straight to the new region");
     }
     state = applied(state, moves);
-    assertEquals(50, state.regions().get(r1).size());
-    assertEquals(50, state.regions().get(r2).size());
+    assertEquals(50, state.regions().get(r(1)).size());
+    assertEquals(50, state.regions().get(r(2)).size());
     assertTrue(p.rebalance(view(state, up(2))).isEmpty(), "nothing is left to rebalance");
     assertFalse(p.spreadDue("7", view(state, up(2))), "spread over these regions already");
   }
@@ -141,28 +119,28 @@ class PlacementTest {
   @Test
   void aShardInUseIsNotMovedWithoutAHandOff() {
     Placement p = placement(4);
-    CoordinatorState state = applied(registered(r1), p.placeAll(view(registered(r1), up(1))));
+    CoordinatorState state = applied(registered(r(1)), p.placeAll(view(registered(r(1)), up(1))));
     p.used("0");
     p.used("1");
     p.used("2");
-    state = state.applied(new RegionRegistered(r2));
+    state = state.applied(new RegionRegistered(r(2)));
     assertFalse(p.spreadDue("0", view(state, up(2))), "used: moving it needs a hand-off");
     List<CoordinatorEvent> moves = p.spreadUntouched(view(state, up(2)));
-    assertEquals(List.of(new ShardHomeDeallocated("3"), new ShardHomeAllocated("3", r2)), moves);
+    assertEquals(List.of(new ShardHomeDeallocated("3"), new ShardHomeAllocated("3", r(2))), moves);
   }
 
   @Test
   void aLostRegionsShardsArePlacedAgainSkippingThoseInHandOff() {
     Placement p = placement(4);
-    CoordinatorState state = registered(r1, r2);
+    CoordinatorState state = registered(r(1), r(2));
     state = applied(state, p.placeAll(view(state, up(2))));
-    assertEquals(2, state.regions().get(r2).size());
-    state = state.applied(new RegionTerminated(r2));
+    assertEquals(2, state.regions().get(r(2)).size());
+    state = state.applied(new RegionTerminated(r(2)));
     p.regionLost();
     String inHandOff = state.shards().containsKey("0") ? "1" : "0";
     List<CoordinatorEvent> events = p.placeAll(new Placement.View(state, up(1), Set.of(), Set.of(inHandOff)));
     assertEquals(1, events.size(), "one lost shard placed, the other waits for its hand-off: " + events);
-    assertEquals(r1, ((ShardHomeAllocated) events.get(0)).region());
+    assertEquals(r(1), ((ShardHomeAllocated) events.get(0)).region());
   }
 
   // ---- other decisions
@@ -170,9 +148,9 @@ class PlacementTest {
   @Test
   void aReportedShardWithoutHomeIsLearnedAndOneHomedElsewhereKeepsItsHome() {
     Placement p = placement(0);
-    CoordinatorState state = registered(r1, r2).applied(new ShardHomeAllocated("a", r1));
-    List<CoordinatorEvent> events = p.reported(state, r2, Set.of("a", "b"));
-    assertEquals(List.of(new ShardHomeAllocated("b", r2)), events);
+    CoordinatorState state = registered(r(1), r(2)).applied(new ShardHomeAllocated("a", r(1)));
+    List<CoordinatorEvent> events = p.reported(state, r(2), Set.of("a", "b"));
+    assertEquals(List.of(new ShardHomeAllocated("b", r(2))), events);
     assertEquals(1, problems.size(), "the conflict is reported: " + problems);
     assertTrue(problems.get(0).contains("[a]"));
   }
@@ -180,16 +158,16 @@ class PlacementTest {
   @Test
   void rememberedShardsAreStartedWherePlacedPlacedIfHomelessAndWaitForTheirHandOff() {
     Placement p = placement(0);
-    CoordinatorState state = registered(r1).applied(new ShardHomeAllocated("placed", r1));
+    CoordinatorState state = registered(r(1)).applied(new ShardHomeAllocated("placed", r(1)));
     p.remember(List.of("placed", "homeless", "moving"));
     Placement.Remembered first = p.placeRemembered(new Placement.View(state, up(1), Set.of(), Set.of("moving")));
-    assertEquals(List.of(new ShardHome("placed", r1)), first.start());
-    assertEquals(List.of(new ShardHomeAllocated("homeless", r1)), first.events());
-    assertEquals(List.of(new ShardHome("homeless", r1)), first.announce());
+    assertEquals(List.of(new ShardHome("placed", r(1))), first.start());
+    assertEquals(List.of(new ShardHomeAllocated("homeless", r(1))), first.events());
+    assertEquals(List.of(new ShardHome("homeless", r(1))), first.announce());
 
     state = applied(state, first.events());
     Placement.Remembered second = p.placeRemembered(view(state, up(1)));
-    assertEquals(List.of(new ShardHomeAllocated("moving", r1)), second.events(), "placed once its hand-off ended");
+    assertEquals(List.of(new ShardHomeAllocated("moving", r(1))), second.events(), "placed once its hand-off ended");
     assertTrue(p.placeRemembered(view(applied(state, second.events()), up(1))).events().isEmpty(), "each once");
   }
 
@@ -198,22 +176,22 @@ class PlacementTest {
     Placement p = placement(0);
     p.remember(List.of("a"));
     assertTrue(p.placeRemembered(view(CoordinatorState.empty(), up(1))).events().isEmpty());
-    assertEquals(List.of(new ShardHomeAllocated("a", r1)), p.placeRemembered(view(registered(r1), up(1))).events());
+    assertEquals(List.of(new ShardHomeAllocated("a", r(1))), p.placeRemembered(view(registered(r(1)), up(1))).events());
   }
 
   @Test
   void aShardThatFinishedItsHandOffGoesToAnotherRegionUnlessItsOldOneIsTheOnlyOne() {
     Placement p = placement(0);
-    CoordinatorState state = registered(r1, r2).applied(new ShardHomeAllocated("a", r1));
-    Placement.Moved moved = p.afterHandOff(view(state, up(2)), "a", r1, r1);
-    assertEquals(List.of(new ShardHomeDeallocated("a"), new ShardHomeAllocated("a", r2)), moved.events());
-    assertEquals(r2, moved.next());
+    CoordinatorState state = registered(r(1), r(2)).applied(new ShardHomeAllocated("a", r(1)));
+    Placement.Moved moved = p.afterHandOff(view(state, up(2)), "a", r(1), r(1));
+    assertEquals(List.of(new ShardHomeDeallocated("a"), new ShardHomeAllocated("a", r(2))), moved.events());
+    assertEquals(r(2), moved.next());
 
-    CoordinatorState alone = registered(r1).applied(new ShardHomeAllocated("a", r1));
-    assertEquals(r1, p.afterHandOff(view(alone, up(1)), "a", r1, r1).next(), "the only region takes it back");
+    CoordinatorState alone = registered(r(1)).applied(new ShardHomeAllocated("a", r(1)));
+    assertEquals(r(1), p.afterHandOff(view(alone, up(1)), "a", r(1), r(1)).next(), "the only region takes it back");
 
-    CoordinatorState gone = alone.applied(new RegionTerminated(r1));
-    Placement.Moved none = p.afterHandOff(view(gone, up(1)), "a", r1, r1);
+    CoordinatorState gone = alone.applied(new RegionTerminated(r(1)));
+    Placement.Moved none = p.afterHandOff(view(gone, up(1)), "a", r(1), r(1));
     assertEquals(List.of(), none.events(), "no home left to deallocate, no region to take it");
     assertNull(none.next());
   }
@@ -221,12 +199,12 @@ class PlacementTest {
   @Test
   void aRoundMovesShardsFromTheBusiestRegionOnlyWithTwoRegionsTakingShards() {
     Placement p = placement(0);
-    CoordinatorState state = applied(registered(r1, r2, r3), homes(r1, 0, 6));
+    CoordinatorState state = applied(registered(r(1), r(2), r(3)), homes(r(1), 0, 6));
     List<String> moves = p.rebalance(view(state, up(3)));
     assertFalse(moves.isEmpty());
-    assertTrue(state.regions().get(r1).containsAll(moves));
-    // r2 and r3 shutting down: only r1 takes shards, so nothing moves.
-    assertTrue(p.rebalance(new Placement.View(state, up(3), Set.of(r2, r3), Set.of())).isEmpty());
+    assertTrue(state.regions().get(r(1)).containsAll(moves));
+    // r(2) and r(3) shutting down: only r(1) takes shards, so nothing moves.
+    assertTrue(p.rebalance(new Placement.View(state, up(3), Set.of(r(2), r(3)), Set.of())).isEmpty());
   }
 
   @Test
@@ -243,8 +221,8 @@ class PlacementTest {
       }
     };
     Placement p = placement(failing, 3);
-    CoordinatorState state = registered(r1, r2).applied(new ShardHomeAllocated("a", r1));
-    assertNull(p.chooseHome(view(state, up(2)), "b", r1, null));
+    CoordinatorState state = registered(r(1), r(2)).applied(new ShardHomeAllocated("a", r(1)));
+    assertNull(p.chooseHome(view(state, up(2)), "b", r(1), null));
     assertTrue(p.placeAll(view(state, up(2))).isEmpty());
     assertTrue(p.rebalance(view(state, up(2))).isEmpty());
     assertEquals(3, problems.size(), "each failure reported: " + problems);
@@ -263,7 +241,7 @@ class PlacementTest {
         return Set.of();
       }
     };
-    assertNull(placement(stray, 0).chooseHome(view(registered(r1), up(1)), "a", r1, null));
+    assertNull(placement(stray, 0).chooseHome(view(registered(r(1)), up(1)), "a", r(1), null));
     assertEquals(1, problems.size());
   }
 }

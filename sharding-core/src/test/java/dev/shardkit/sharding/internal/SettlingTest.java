@@ -1,41 +1,24 @@
 package dev.shardkit.sharding.internal;
 
+import static dev.shardkit.sharding.internal.TestRefs.member;
 import static dev.shardkit.sharding.internal.TestRefs.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.internal.MemberSnapshot.Node;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.MemberStatus;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class SettlingTest {
-  private static ActorTestKit testKit;
-
-  @BeforeAll
-  static void start() {
-    testKit = TestRefs.remotingTestKit();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final TestRefs refs = new TestRefs();
 
   private static ActorRef<Object> r(int n) {
-    return TestRefs.region(testKit, n);
-  }
-
-  private static Node member(int n, MemberStatus status, String... roles) {
-    return new Node(node(n), status, Set.of(roles));
+    return refs.region(n);
   }
 
   @Test

@@ -3,7 +3,6 @@ package dev.shardkit.sharding.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
@@ -20,31 +19,19 @@ import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * While the coordinator loads its state, requests wait (a repeated one once), and a failed load is
  * tried again; once loaded, the requests are handled in the order they came.
  */
 class CoordinatorLoadingTest {
-  private static ActorTestKit testKit;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(ConfigFactory.parseString(
-        "pekko.actor.provider = cluster\npekko.remote.artery.canonical.port = 0")
-        .withFallback(ConfigFactory.load()));
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final TestRefs refs = new TestRefs();
 
   @Test
   void requestsWaitForTheLoadOnceEachAndAFailedLoadIsTriedAgain() throws Exception {
+    ActorTestKit testKit = refs.testKit();
     ManualStateStore store = new ManualStateStore(true);
     ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
         .withRebalanceInterval(Duration.ofHours(1));

@@ -35,6 +35,11 @@ final class TestRefs implements BeforeAllCallback, AfterAllCallback {
     testKit.shutdownTestKit();
   }
 
+  /** The test kit of the actor system, for tests that also run actors. */
+  ActorTestKit testKit() {
+    return testKit;
+  }
+
   /** The region of the test node with this number. */
   ActorRef<Object> region(int n) {
     return ActorRefResolver.get(testKit.system()).resolveActorRef(node(n) + "/system/shardkit-region-Test");

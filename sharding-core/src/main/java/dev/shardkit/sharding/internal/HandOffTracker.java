@@ -67,7 +67,8 @@ final class HandOffTracker {
    */
   int start(String shardId, ActorRef<Object> owner) {
     if (inProgress.containsKey(shardId)) {
-      throw new IllegalStateException("shard [" + shardId + "] is being handed off already: " + inProgress.get(shardId));
+      throw new IllegalStateException(
+          "shard [" + shardId + "] is being handed off already: " + inProgress.get(shardId));
     }
     int id = ids.getAsInt();
     inProgress.put(shardId, new InProgress(owner, id));

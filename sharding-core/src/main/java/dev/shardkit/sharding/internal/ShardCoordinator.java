@@ -43,12 +43,13 @@ import org.slf4j.Logger;
 
 /**
  * The singleton that decides where shards live, one per entity type, on the oldest node of the
- * type's role: an actor shell around {@link Placement}, {@link HandOffTracker}, {@link CoordinatorWrites},
- * {@link Settling} and {@link MemberSnapshot}. Every change is decided, stored through the
- * {@link CoordinatorStateStore}, then announced, so a successor that loads the store never gives a
- * shard a second home.
+ * type's role: an actor shell around {@link Placement}, {@link HandOffTracker},
+ * {@link CoordinatorWrites}, {@link Settling} and {@link MemberSnapshot}. Every change is decided,
+ * stored through the {@link CoordinatorStateStore}, then announced, so a successor that loads the
+ * store never gives a shard a second home.
  *
- * <p>Behaviours: <em>loading</em> (reading the store; requests wait in a bounded stash) →
+ * <p>Behaviours: <em>loading</em> ({@link CoordinatorLoading}: reading the store; requests wait in
+ * a bounded stash) →
  * <em>settling</em> (until every node that may host shards has registered its region or said it
  * has none, or the settle timeout: shards with a home are served, requests for homeless shards
  * wait) → <em>active</em> (places shards, rebalances).

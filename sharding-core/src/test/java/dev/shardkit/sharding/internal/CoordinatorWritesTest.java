@@ -64,7 +64,8 @@ class CoordinatorWritesTest {
     assertEquals(first.write().after(), w.stored());
 
     Batch second = w.next().write();
-    assertEquals(List.of(new ShardHomeAllocated("a", r(1)), new RegionRegistered(r(2)), new ShardHomeAllocated("b", r(2))),
+    assertEquals(
+        List.of(new ShardHomeAllocated("a", r(1)), new RegionRegistered(r(2)), new ShardHomeAllocated("b", r(2))),
         second.events(), "everything decided during the first write, in order, in one write");
     assertEquals(w.decided(), second.after());
     run(w.written());
@@ -109,7 +110,8 @@ class CoordinatorWritesTest {
 
   @Test
   void aHomeIsSettledOnlyOnceStoredAndNotBeingChanged() {
-    CoordinatorWrites w = new CoordinatorWrites(stateOf(List.of(new RegionRegistered(r(1)), new RegionRegistered(r(2)))));
+    CoordinatorWrites w =
+        new CoordinatorWrites(stateOf(List.of(new RegionRegistered(r(1)), new RegionRegistered(r(2)))));
     w.decide(List.of(new ShardHomeAllocated("a", r(1))), () -> { });
     assertNull(w.settledHome("a"), "decided, not yet stored");
     w.next();

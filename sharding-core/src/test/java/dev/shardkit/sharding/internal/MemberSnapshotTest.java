@@ -72,7 +72,8 @@ class MemberSnapshotTest {
 
   @Test
   void everyRegionUpWaitsForARegionOnAJoiningNodeUnlessItIsShuttingDown() {
-    MemberSnapshot members = new MemberSnapshot(List.of(member(1, MemberStatus.up()), member(2, MemberStatus.joining())),
+    MemberSnapshot members = new MemberSnapshot(
+        List.of(member(1, MemberStatus.up()), member(2, MemberStatus.joining())),
         node(0));
     assertTrue(members.everyRegionUp(List.of(r(1)), Set.of()));
     assertFalse(members.everyRegionUp(List.of(r(1), r(2)), Set.of()));

@@ -3,42 +3,98 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.shardkit.sharding.spi.CoordinatorEvent;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.CoordinatorStateStoreProvider;
 import dev.shardkit.sharding.testkit.EntityProbe;
 import dev.shardkit.sharding.testkit.EntityProbe.Hello;
 import dev.shardkit.sharding.testkit.EntityProbe.Msg;
-import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.junit.jupiter.api.Test;
 
 /**
  * Shards placed up front on the only node there is reach a node that joins later without
  * hand-offs, as long as nobody has used them: the joining node gets its share at once, and
- * entities then start on both nodes with nothing left to rebalance.
+ * entities then start on both nodes with nothing left to rebalance. What the coordinator decided
+ * is read from the writes to its state store; {@code PlacementTest} checks the same decisions on
+ * values alone.
  */
 class UpFrontPlacementTest {
+
+  /** Every write of the coordinator, in order: an in-memory store that remembers its writes. */
+  private static final List<List<CoordinatorEvent>> WRITES = new CopyOnWriteArrayList<>();
+
+  /** The provider of {@code state-store-mode = recording}. */
+  public static final class RecordingProvider implements CoordinatorStateStoreProvider {
+    @Override
+    public CoordinatorStateStore create(ActorSystem<?> system, String typeName, ShardingSettings settings) {
+      return new CoordinatorStateStore() {
+        @Override
+        public CompletionStage<CoordinatorState> load() {
+          return CompletableFuture.completedFuture(CoordinatorState.empty());
+        }
+
+        @Override
+        public CompletionStage<Void> store(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
+          WRITES.add(List.copyOf(events));
+          return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public String describe() {
+          return "recording in-memory test store";
+        }
+      };
+    }
+  }
+
+  private static final String RECORDING = "shardkit.sharding.state-store-mode = recording\n"
+      + "shardkit.sharding.state-store-providers.recording = \"" + RecordingProvider.class.getName() + "\"";
+
+  /** The first write that holds an event of {@code type}, once there is one. */
+  private static List<CoordinatorEvent> awaitWriteWith(Class<? extends CoordinatorEvent> type) {
+    TestCluster.await(Duration.ofSeconds(15), () -> WRITES.stream().anyMatch(w -> count(w, type) > 0),
+        "a write with a " + type.getSimpleName());
+    return WRITES.stream().filter(w -> count(w, type) > 0).findFirst().orElseThrow();
+  }
+
+  private static long count(List<CoordinatorEvent> events, Class<? extends CoordinatorEvent> type) {
+    return events.stream().filter(type::isInstance).count();
+  }
 
   @Test
   void aJoiningNodeGetsItsShareOfTheUnusedShardsWithoutHandOffs() throws Exception {
     EntityProbe probe = new EntityProbe();
     EntityTypeKey<Msg> key = EntityTypeKey.create(Msg.class, "UpFront");
-    try (LogCapture log = new LogCapture(); TestCluster cluster = new TestCluster("UpFront")) {
-      ActorSystem<Void> first = cluster.add("");
+    WRITES.clear();
+    try (TestCluster cluster = new TestCluster("UpFront")) {
+      ActorSystem<Void> first = cluster.add(RECORDING);
       cluster.awaitUp(1);
       ClusterSharding.get(first).start(Entity.of(key, probe::behavior)
           .withSettings(ShardingSettings.create(first).withNumberOfShards(100)));
-      log.await(Duration.ofSeconds(15), "Coordinator of [UpFront]: placing 100 shard(s) up front, in one write");
+      assertEquals(100, count(awaitWriteWith(ShardHomeAllocated.class), ShardHomeAllocated.class),
+          "every shard placed up front, in one write");
 
-      ActorSystem<Void> second = cluster.add("");
+      ActorSystem<Void> second = cluster.add(RECORDING);
       cluster.awaitUp(2);
       ClusterSharding.get(second).start(Entity.of(key, probe::behavior)
           .withSettings(ShardingSettings.create(second).withNumberOfShards(100)));
-      log.await(Duration.ofSeconds(15), "Coordinator of [UpFront]: moving 50 shard(s) placed up front and not used "
-          + "yet, without hand-offs");
+      List<CoordinatorEvent> spread = awaitWriteWith(ShardHomeDeallocated.class);
+      assertEquals(50, count(spread, ShardHomeDeallocated.class), "half of the unused shards move: " + spread);
+      spread.stream().filter(ShardHomeAllocated.class::isInstance).map(ShardHomeAllocated.class::cast)
+          .forEach(e -> assertEquals(second.address(), e.region().path().address(), e + " goes to the new node"));
+      int writesAfterSpread = WRITES.indexOf(spread) + 1;
 
       Set<String> ids = new HashSet<>();
       for (int i = 0; i < 200; i++) {
@@ -52,8 +108,9 @@ class UpFrontPlacementTest {
       assertEquals(Set.of(first.address().toString(), second.address().toString()), nodes,
           "entities run on both nodes");
       ids.forEach(id -> assertEquals(1, probe.starts(id), id + " started once: it never moved"));
-      assertTrue(log.matching("Coordinator of [UpFront]: rebalancing").isEmpty(),
-          "nothing was left to rebalance: " + log.matching("Coordinator of [UpFront]: rebalancing"));
+      List<List<CoordinatorEvent>> later = WRITES.subList(writesAfterSpread, WRITES.size());
+      assertTrue(later.stream().allMatch(w -> count(w, ShardHomeDeallocated.class) == 0),
+          "nothing was left to rebalance: " + later);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding;
 
 import com.typesafe.config.Config;
+import dev.shardkit.sharding.internal.CoordinatorSpec;
 import dev.shardkit.sharding.internal.DeliveryGate;
 import dev.shardkit.sharding.internal.EntityRefImpl;
 import dev.shardkit.sharding.internal.NodeGate;
@@ -243,10 +244,9 @@ public final class ClusterSharding implements Extension {
 
   private void startCoordinator(String name, ShardingSettings settings, ShardAllocationStrategy strategy,
       CoordinatorStateStoreProvider provider, Optional<RememberEntitiesStoreProvider> remember, int knownShards) {
-    org.apache.pekko.actor.Props coordinatorProps = Adapter.props(() -> ShardCoordinator.create(name, strategy,
-        provider.create(system, name, settings), Math.max(1000, settings.bufferSize()), settings.role(),
-        settings.coordinatorSettleTimeout(), settings.rebalanceInterval(), settings.handOffTimeout(),
-        remember.map(r -> () -> r.rememberedShards(system, name, settings)), knownShards));
+    org.apache.pekko.actor.Props coordinatorProps = Adapter.props(() -> ShardCoordinator.create(new CoordinatorSpec(
+        name, settings, strategy, provider.create(system, name, settings),
+        remember.map(r -> () -> r.rememberedShards(system, name, settings)), knownShards)));
     classic.systemActorOf(
         ClusterSingletonManager.props(coordinatorProps, ShardCoordinator.Stop.INSTANCE,
             ClusterSingletonManagerSettings.create(classic).withRole(settings.role().orElse(null))),

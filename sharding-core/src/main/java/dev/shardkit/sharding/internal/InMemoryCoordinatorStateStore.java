@@ -5,6 +5,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.CoordinatorStateStoreProvider;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -36,7 +37,7 @@ public final class InMemoryCoordinatorStateStore implements CoordinatorStateStor
   }
 
   @Override
-  public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
+  public CompletionStage<Void> store(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
     return CompletableFuture.completedFuture(null);
   }
 

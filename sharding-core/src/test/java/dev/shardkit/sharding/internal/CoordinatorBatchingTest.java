@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
+import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.internal.ManualStateStore.Write;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
@@ -13,17 +15,11 @@ import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
-import dev.shardkit.sharding.spi.CoordinatorState;
-import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -50,51 +46,17 @@ class CoordinatorBatchingTest {
     testKit.shutdownTestKit();
   }
 
-  /** A write: its events, and the future the test completes when it wants the write to be done. */
-  private record Write(List<CoordinatorEvent> events, CompletableFuture<Void> done) {}
-
-  /** A store whose writes complete only when the test says so. */
-  private static final class ManualStore implements CoordinatorStateStore {
-    final LinkedBlockingQueue<Write> writes = new LinkedBlockingQueue<>();
-
-    @Override
-    public CompletionStage<CoordinatorState> load() {
-      return CompletableFuture.completedFuture(CoordinatorState.empty());
-    }
-
-    @Override
-    public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
-      return storeAll(null, List.of(event));
-    }
-
-    @Override
-    public CompletionStage<Void> storeAll(CoordinatorState stateBefore, List<CoordinatorEvent> events) {
-      Write write = new Write(List.copyOf(events), new CompletableFuture<>());
-      writes.add(write);
-      return write.done();
-    }
-
-    @Override
-    public String describe() {
-      return "manual test store";
-    }
-
-    Write next() throws InterruptedException {
-      Write w = writes.poll(5, TimeUnit.SECONDS);
-      assertTrue(w != null, "a write was started");
-      return w;
-    }
-  }
-
   /** A coordinator that settles at once, never rebalances, and places {@code knownShards} up front. */
-  private static ActorRef<Object> coordinator(String typeName, ManualStore store, int knownShards) {
-    return testKit.spawn(ShardCoordinator.create(typeName, new LeastShardAllocationStrategy(1, 20, 0.1), store, 1000,
-        Optional.empty(), Duration.ZERO, Duration.ofHours(1), Duration.ofSeconds(10), Optional.empty(), knownShards));
+  private static ActorRef<Object> coordinator(String typeName, ManualStateStore store, int knownShards) {
+    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
+        .withRebalanceInterval(Duration.ofHours(1)).withHandOffTimeout(Duration.ofSeconds(10));
+    return testKit.spawn(ShardCoordinator.create(new CoordinatorSpec(typeName, settings,
+        new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), knownShards)));
   }
 
   @Test
   void homesDecidedDuringAWriteAreStoredTogetherAndAnnouncedAfterwards() throws Exception {
-    ManualStore store = new ManualStore();
+    ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("batching", store, 0);
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
 
@@ -134,7 +96,7 @@ class CoordinatorBatchingTest {
 
   @Test
   void knownShardsArePlacedUpFrontInOneWriteSoAFirstMessageNeedsNoWrite() throws Exception {
-    ManualStore store = new ManualStore();
+    ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("up-front", store, 100);
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
     coordinator.tell(new Register(region.ref(), Set.of()));
@@ -167,7 +129,7 @@ class CoordinatorBatchingTest {
 
   @Test
   void aFailedWriteIsRetriedTogetherWithWhatWasDecidedMeanwhile() throws Exception {
-    ManualStore store = new ManualStore();
+    ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("retrying", store, 0);
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
     coordinator.tell(new Register(region.ref(), Set.of()));

@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
+import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -44,7 +46,7 @@ class CoordinatorClosesStoreTest {
     }
 
     @Override
-    public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
+    public CompletionStage<Void> store(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
       return CompletableFuture.completedFuture(null);
     }
 
@@ -60,8 +62,11 @@ class CoordinatorClosesStoreTest {
   }
 
   private static ActorRef<Object> coordinator(ClosableStore store) {
-    return testKit.spawn(ShardCoordinator.create("close-test", new LeastShardAllocationStrategy(1, 20, 0.1), store,
-        100, Optional.empty(), Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofSeconds(10), Optional.empty(), 0));
+    ShardingSettings settings = ShardingSettings.create(testKit.system())
+        .withCoordinatorSettleTimeout(Duration.ofSeconds(3)).withRebalanceInterval(Duration.ofSeconds(2))
+        .withHandOffTimeout(Duration.ofSeconds(10));
+    return testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("close-test", settings,
+        new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), 0)));
   }
 
   @Test

@@ -13,6 +13,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.testkit.TestCluster;
+import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
@@ -75,7 +76,7 @@ class DDataStoreDownedNodeTest {
     get(store.load());
     RegionRegistered registered = new RegionRegistered(region);
     CoordinatorState first = CoordinatorState.empty().applied(registered);
-    get(store.store(registered, first));
+    get(store.store(List.of(registered), first));
 
     Address crashed = cluster.address(2);
     cluster.system(2).terminate();
@@ -88,7 +89,7 @@ class DDataStoreDownedNodeTest {
     ShardHomeAllocated allocated = new ShardHomeAllocated("7", region);
     CoordinatorState second = first.applied(allocated);
     // Unreachable but not downed: it still counts, and the write cannot reach all three.
-    ExecutionException e = assertThrows(ExecutionException.class, () -> get(store.store(allocated, second)));
+    ExecutionException e = assertThrows(ExecutionException.class, () -> get(store.store(List.of(allocated), second)));
     assertInstanceOf(TimeoutException.class, e.getCause());
 
     org.apache.pekko.cluster.typed.Cluster.get(cluster.system(0)).manager().tell(new Down(crashed));
@@ -96,7 +97,7 @@ class DDataStoreDownedNodeTest {
         "nodes 0 and 1 have removed node 2");
 
     // The coordinator's retry now reaches a majority: both nodes left.
-    get(store.store(allocated, second));
+    get(store.store(List.of(allocated), second));
     assertEquals(canonical(cluster, second, 0), canonical(cluster, get(store(1).load()), 1));
   }
 }

@@ -110,7 +110,7 @@ class DDataStoreTest {
     assertFalse(localR1.path().address().hasGlobalScope());
 
     // The closed store of the coordinator that stopped writes nothing more.
-    Throwable closed = failure(first.store(new ShardHomeAllocated("4", r0),
+    Throwable closed = failure(first.store(List.of(new ShardHomeAllocated("4", r0)),
         stored.applied(new ShardHomeAllocated("4", r0))));
     assertInstanceOf(IllegalStateException.class, closed);
     assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
@@ -128,7 +128,7 @@ class DDataStoreTest {
   @Test
   void aStoreRefusesToStoreBeforeItLoaded() {
     CoordinatorStateStore store = store(1, "Unloaded");
-    Throwable e = failure(store.store(new RegionRegistered(fakeRegion(cluster, 1, "unloaded-region", 1)),
+    Throwable e = failure(store.store(List.of(new RegionRegistered(fakeRegion(cluster, 1, "unloaded-region", 1))),
         CoordinatorState.empty()));
     assertInstanceOf(IllegalStateException.class, e);
     assertTrue(e.getMessage().contains("before a load completed"), e.getMessage());
@@ -148,7 +148,7 @@ class DDataStoreTest {
     ActorRef<Object> regionSeenFrom1 = loaded.regions().keySet().iterator().next();
     CoordinatorState second = storeAll(successor, loaded, new ShardHomeAllocated("9", regionSeenFrom1));
 
-    Throwable refused = failure(old.store(new ShardHomeAllocated("8", region),
+    Throwable refused = failure(old.store(List.of(new ShardHomeAllocated("8", region)),
         first.applied(new ShardHomeAllocated("8", region))));
     assertInstanceOf(IllegalStateException.class, refused);
     assertTrue(refused.getMessage().contains("taken over by another coordinator"), refused.getMessage());
@@ -172,7 +172,7 @@ class DDataStoreTest {
       TestCluster.await(Duration.ofSeconds(30), () -> node0.state().getUnreachable().size() == 2,
           "node 0 sees nodes 1 and 2 unreachable");
 
-      Throwable e = failure(store.store(event, second));
+      Throwable e = failure(store.store(List.of(event), second));
       assertInstanceOf(TimeoutException.class, e);
       assertTrue(e.getMessage().contains("was not confirmed by a majority of the replicas"), e.getMessage());
       assertTrue(e.getMessage().contains("needs 3 of the 3 replica node(s) with role [backend]"), e.getMessage());
@@ -192,7 +192,7 @@ class DDataStoreTest {
     }
 
     // The coordinator's retry: the same event and state again.
-    get(store.store(event, second));
+    get(store.store(List.of(event), second));
     assertEquals(canonical(cluster, second, 0), canonical(cluster, get(store(1, "Cut").load()), 1));
   }
 

@@ -62,7 +62,7 @@ final class Replicas {
       throws Exception {
     for (CoordinatorEvent event : events) {
       state = state.applied(event);
-      get(store.store(event, state));
+      get(store.store(List.of(event), state));
     }
     return state;
   }

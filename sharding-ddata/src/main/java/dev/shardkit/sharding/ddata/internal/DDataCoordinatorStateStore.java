@@ -20,10 +20,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps one entity type's coordinator state in shardkit's replicator for the type's role, as a
  * {@link CoordinatorStateRecord} under {@link CoordinatorStateKey}: loaded with a majority read
- * and taken over with a majority write before the coordinator serves; each event stored as the
- * whole state after it with a majority write. {@link CoordinatorStateRecord} explains why the
- * stored state never goes backwards for a successor; {@link ReplicaMajority} how majorities are
- * counted and reads retried.
+ * and taken over with a majority write before the coordinator serves; each batch of events stored
+ * as the whole state after it (which the coordinator computes) with a majority write.
+ * {@link CoordinatorStateRecord} explains why the stored state never goes backwards for a
+ * successor; {@link ReplicaMajority} how majorities are counted and reads retried.
  *
  * <p>A write that times out fails at once: it may have reached some replicas, which is harmless
  * (it loses to every later record), and the coordinator retries it with back-off, which stores the
@@ -75,19 +75,10 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
     return ReplicaMajority.unwrapped(majority.read(key, "the coordinator state").thenCompose(this::takeOver));
   }
 
+  /** One write for the whole batch: the store keeps whole states, so only the state after it matters. */
   @Override
-  public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
-    return storeState(stateAfter, String.valueOf(event));
-  }
-
-  /** One write for the whole batch: the store keeps whole states, so only the last one matters. */
-  @Override
-  public CompletionStage<Void> storeAll(CoordinatorState stateBefore, List<CoordinatorEvent> events) {
-    CoordinatorState after = stateBefore;
-    for (CoordinatorEvent event : events) {
-      after = after.applied(event);
-    }
-    return storeState(after, events.size() == 1 ? String.valueOf(events.get(0))
+  public CompletionStage<Void> store(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
+    return storeState(stateAfter, events.size() == 1 ? String.valueOf(events.get(0))
         : events.size() + " changes (the last " + events.get(events.size() - 1) + ")");
   }
 

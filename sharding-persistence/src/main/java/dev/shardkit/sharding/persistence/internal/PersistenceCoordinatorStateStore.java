@@ -42,22 +42,9 @@ public final class PersistenceCoordinatorStateStore implements CoordinatorStateS
         "could not load the coordinator state");
   }
 
-  @Override
-  public CompletionStage<Void> store(CoordinatorEvent event, CoordinatorState stateAfter) {
-    return persist(List.of(event), stateAfter);
-  }
-
   /** All the events in one atomic journal write, however many there are. */
   @Override
-  public CompletionStage<Void> storeAll(CoordinatorState stateBefore, List<CoordinatorEvent> events) {
-    CoordinatorState after = stateBefore;
-    for (CoordinatorEvent event : events) {
-      after = after.applied(event);
-    }
-    return persist(events, after);
-  }
-
-  private CompletionStage<Void> persist(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
+  public CompletionStage<Void> store(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
     return store.ask((id, replyTo) -> new CoordinatorJournal.Persist(id, events, stateAfter, replyTo), done -> null,
         "could not store " + (events.size() == 1 ? events.get(0) : events.size() + " events"));
   }

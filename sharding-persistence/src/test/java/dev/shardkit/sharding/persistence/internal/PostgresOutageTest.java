@@ -21,6 +21,7 @@ import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.TestCluster;
+import java.util.List;
 import java.time.Duration;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -65,13 +66,13 @@ class PostgresOutageTest {
       postgres.stop();
       ShardHomeAllocated next = new ShardHomeAllocated("2", region);
       CoordinatorState after = state.applied(next);
-      Throwable failure = failureOf(store.store(next, after));
+      Throwable failure = failureOf(store.store(List.of(next), after));
       assertInstanceOf(PersistenceStoreException.class, failure);
       assertTrue(failure.getMessage().startsWith("Entity type [Outage]: could not store " + next), fullText(failure));
       logs.await(Duration.ofSeconds(10), "Coordinator state store of entity type [Outage]", "the journal failed",
           "the coordinator retries with backoff");
       // Each further attempt starts a journal that must recover from the database first: it fails too.
-      assertInstanceOf(PersistenceStoreException.class, failureOf(store.store(next, after)));
+      assertInstanceOf(PersistenceStoreException.class, failureOf(store.store(List.of(next), after)));
       assertInstanceOf(PersistenceStoreException.class, failureOf(store.load()));
 
       postgres.restart();

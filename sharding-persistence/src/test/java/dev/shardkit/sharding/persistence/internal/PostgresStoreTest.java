@@ -252,16 +252,16 @@ class PostgresStoreTest {
       CoordinatorState registered = storeAll(store, CoordinatorState.empty(), new RegionRegistered(r0));
       ShardHomeAllocated allocated = new ShardHomeAllocated("1", r0);
       CoordinatorState after = registered.applied(allocated);
-      await(store.store(allocated, after));
+      await(store.store(List.of(allocated), after));
       // The coordinator saw no confirmation (say, a timeout) and stores the same event again.
-      await(store.store(allocated, after));
+      await(store.store(List.of(allocated), after));
       assertEquals(2, eventRows(pid), "the event is in the journal once");
       assertEquals(after, await(store.load()));
 
       // A store that does not follow the stored state (a stale request the coordinator has given
       // up on: it assumed shard 1 unallocated) is refused, and nothing is written.
       ShardHomeAllocated stale = new ShardHomeAllocated("2", r0);
-      Throwable refused = failureOf(store.store(stale, registered.applied(stale)));
+      Throwable refused = failureOf(store.store(List.of(stale), registered.applied(stale)));
       assertTrue(fullText(refused).contains("does not follow the stored state"), fullText(refused));
       assertEquals(2, eventRows(pid));
     } finally {
@@ -284,11 +284,11 @@ class PostgresStoreTest {
       for (int i = 0; i < 300; i++) {
         placement.add(new ShardHomeAllocated(Integer.toString(i), i % 2 == 0 ? r0 : r1));
       }
-      await(store.storeAll(registered, placement));
       CoordinatorState placed = registered;
       for (CoordinatorEvent e : placement) {
         placed = placed.applied(e);
       }
+      await(store.store(placement, placed));
       assertEquals(302, eventRows(pid));
       assertEquals(placed, await(store.load()));
 
@@ -296,7 +296,7 @@ class PostgresStoreTest {
       // what it decided since. Only the new events are written.
       List<CoordinatorEvent> retry = new ArrayList<>(placement);
       retry.add(new ShardHomeAllocated("extra", r1));
-      await(store.storeAll(registered, retry));
+      await(store.store(retry, placed.applied(new ShardHomeAllocated("extra", r1))));
       assertEquals(303, eventRows(pid), "the placement is in the journal once");
       assertEquals(placed.applied(new ShardHomeAllocated("extra", r1)), await(store.load()));
     } finally {

@@ -6,6 +6,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -76,7 +77,7 @@ public final class StoreTestSupport {
     CoordinatorState state = from;
     for (CoordinatorEvent e : events) {
       CoordinatorState after = state.applied(e);
-      await(store.store(e, after));
+      await(store.store(List.of(e), after));
       state = after;
     }
     return state;
@@ -85,7 +86,7 @@ public final class StoreTestSupport {
   /** Retries a store the way the coordinator does until it succeeds or {@code max} has passed. */
   public static void storeEventually(CoordinatorStateStore store, CoordinatorEvent event, CoordinatorState after,
       Duration max) throws Exception {
-    eventually(() -> store.store(event, after), "store of " + event, max);
+    eventually(() -> store.store(List.of(event), after), "store of " + event, max);
   }
 
   /**

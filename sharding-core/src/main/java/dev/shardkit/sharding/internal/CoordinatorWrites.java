@@ -1,0 +1,149 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.spi.CoordinatorEvent;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The coordinator's writes to its state store. Decisions take effect at once in
+ * {@link #decided()}, so later decisions build on them, and are stored in batches: one write is in
+ * flight at a time, and everything decided meanwhile forms the next one. What makes a decision
+ * known (a reply, an announcement) waits until the write that holds it is stored, so nothing is
+ * ever announced that the store does not hold; effects run in the order they were given. A failed
+ * write stays in flight and is retried together with what was decided since. Owned by the
+ * coordinator actor; not thread-safe.
+ */
+final class CoordinatorWrites {
+
+  /**
+   * One write.
+   *
+   * @param events what was decided since the last stored state, in order; applied to
+   *     {@link #stored()} they give {@code after}
+   * @param after the state once they are stored
+   * @param afterwards what runs once they are stored
+   */
+  record Batch(List<CoordinatorEvent> events, CoordinatorState after, List<Runnable> afterwards) {
+    Batch {
+      events = List.copyOf(events);
+      afterwards = List.copyOf(afterwards);
+    }
+  }
+
+  /**
+   * What to do now.
+   *
+   * @param write the batch to write now, or null
+   * @param run effects whose decisions are all stored, to run now
+   */
+  record Next(Batch write, List<Runnable> run) {}
+
+  private CoordinatorState decided;
+  private CoordinatorState stored;
+  /** The write in flight, or failed and waiting to be retried; null when none is. */
+  private Batch inFlight;
+  private final List<CoordinatorEvent> queuedEvents = new ArrayList<>();
+  private final List<Runnable> queuedAfterwards = new ArrayList<>();
+
+  /** @param loaded the state the store loaded */
+  CoordinatorWrites(CoordinatorState loaded) {
+    this.decided = loaded;
+    this.stored = loaded;
+  }
+
+  /** The state with every decision taken so far, stored or not. */
+  CoordinatorState decided() {
+    return decided;
+  }
+
+  /** The state the store has confirmed. */
+  CoordinatorState stored() {
+    return stored;
+  }
+
+  /** The shard's home if it is stored and no decision about it waits to be stored; else null. */
+  ActorRef<Object> settledHome(String shardId) {
+    ActorRef<Object> home = stored.shards().get(shardId);
+    return home != null && home.equals(decided.shards().get(shardId)) ? home : null;
+  }
+
+  /** Whether a write is in flight or decisions wait to be written. */
+  boolean busy() {
+    return inFlight != null || !queuedEvents.isEmpty();
+  }
+
+  /**
+   * Takes decisions: they apply to {@link #decided()} now and go into the next write, and
+   * {@code afterwards} runs once that write is stored (once everything decided so far is, if there
+   * are no events). Call {@link #next()} then.
+   *
+   * @throws IllegalStateException if an event does not fit the decided state; nothing is taken then
+   */
+  void decide(List<CoordinatorEvent> events, Runnable afterwards) {
+    CoordinatorState after = decided;
+    for (CoordinatorEvent event : events) {
+      after = after.applied(event);
+    }
+    decided = after;
+    queuedEvents.addAll(events);
+    queuedAfterwards.add(afterwards);
+  }
+
+  /**
+   * What to do now: nothing while a write is in flight; else the queued decisions as the next
+   * write, or, if none waits, the queued effects to run (their decisions are all stored).
+   */
+  Next next() {
+    if (inFlight != null) {
+      return new Next(null, List.of());
+    }
+    List<Runnable> afterwards = List.copyOf(queuedAfterwards);
+    queuedAfterwards.clear();
+    if (queuedEvents.isEmpty()) {
+      return new Next(null, afterwards);
+    }
+    inFlight = new Batch(queuedEvents, decided, afterwards);
+    queuedEvents.clear();
+    return new Next(inFlight, List.of());
+  }
+
+  /**
+   * The write in flight is stored. Call {@link #next()} after running the effects.
+   *
+   * @return its effects, to run now
+   * @throws IllegalStateException if no write is in flight
+   */
+  List<Runnable> written() {
+    Batch done = requireInFlight();
+    inFlight = null;
+    stored = done.after();
+    return done.afterwards();
+  }
+
+  /**
+   * The write in flight failed: it is written again, together with everything decided since.
+   *
+   * @return the write to retry now
+   * @throws IllegalStateException if no write is in flight
+   */
+  Batch retry() {
+    Batch failed = requireInFlight();
+    List<CoordinatorEvent> events = new ArrayList<>(failed.events());
+    events.addAll(queuedEvents);
+    List<Runnable> afterwards = new ArrayList<>(failed.afterwards());
+    afterwards.addAll(queuedAfterwards);
+    queuedEvents.clear();
+    queuedAfterwards.clear();
+    inFlight = new Batch(events, decided, afterwards);
+    return inFlight;
+  }
+
+  private Batch requireInFlight() {
+    if (inFlight == null) {
+      throw new IllegalStateException("no coordinator write is in flight");
+    }
+    return inFlight;
+  }
+}

@@ -1,0 +1,331 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.RegionInfo;
+import dev.shardkit.sharding.ShardAllocation;
+import dev.shardkit.sharding.ShardAllocationStrategy;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.spi.CoordinatorEvent;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * Where the coordinator's shards live: the homes of new shards, of the shards placed all at once
+ * when their ids are known in advance, of shards with remembered entities, of shards that finished
+ * a hand-off, and the shards a rebalance round moves. Each decision is a list of events over a
+ * {@link View} taken when it is made; the coordinator stores them, then makes them known.
+ *
+ * <p>It also keeps what placement must remember between decisions: whether every known shard has
+ * been placed, which of those placed up front nobody has used since (they may move without a
+ * hand-off), and which shards must run for their remembered entities. Owned by the coordinator
+ * actor; not thread-safe.
+ */
+final class Placement {
+
+  /**
+   * What a decision looks at: the state with every decision taken so far, the cluster's members,
+   * the regions shutting down (they take no new shards) and the shards being handed off (they get
+   * a home when their hand-off ends).
+   */
+  record View(CoordinatorState state, MemberSnapshot members, Set<ActorRef<Object>> shuttingDown,
+      Set<String> inHandOff) {
+
+    View withState(CoordinatorState other) {
+      return new View(other, members, shuttingDown, inHandOff);
+    }
+
+    /** The regions that take new shards, as the strategy sees them. */
+    Map<ActorRef<Object>, RegionInfo> takingShards() {
+      return members.takingShards(state.regions().keySet(), shuttingDown);
+    }
+  }
+
+  /**
+   * Shards with remembered entities given a home.
+   *
+   * @param events the new homes to store
+   * @param announce the new homes, for every region and proxy once they are stored
+   * @param start homes decided earlier (say, up front) whose region is told to start the shard
+   */
+  record Remembered(List<CoordinatorEvent> events, List<ShardHome> announce, List<ShardHome> start) {}
+
+  /**
+   * A shard that finished its hand-off.
+   *
+   * @param events its old home deallocated (if it still had it) and its new home, if one was found
+   * @param next the new home, or null if no region takes it now (it is placed when next asked for)
+   */
+  record Moved(List<CoordinatorEvent> events, ActorRef<Object> next) {}
+
+  private final ShardAllocationStrategy strategy;
+  private final int knownShards;
+  private final ActorRef<Object> coordinator;
+  private final BiConsumer<String, Throwable> problems;
+  /** Set once every known shard has a home (later moves keep it so); cleared when a region is lost. */
+  private boolean allPlaced;
+  /**
+   * Shards placed up front that no region has asked for or heard of since: no region knows their
+   * home and none has started them, so they can be placed again, without a hand-off, when a region
+   * joins. Kept in memory only: a successor treats every shard as used, which is merely slower.
+   */
+  private final Set<String> untouched = new LinkedHashSet<>();
+  /** How many regions took shards when the unused ones were last placed; -1 before that. */
+  private int regionsAtLastSpread = -1;
+  /** Shards that must get a home without waiting for a message, for their remembered entities. */
+  private final Set<String> toPlace = new LinkedHashSet<>();
+
+  /**
+   * @param knownShards with n &gt; 0, the shard ids are {@code 0..n-1} and {@link #placeAll} places
+   *     them all; 0 when the ids are not known in advance
+   * @param coordinator the requester of placements that no region asked for
+   * @param problems told of a strategy that failed or chose no region taking shards (a message,
+   *     and the exception if there was one); the shard stays without a home
+   */
+  Placement(ShardAllocationStrategy strategy, int knownShards, ActorRef<Object> coordinator,
+      BiConsumer<String, Throwable> problems) {
+    this.strategy = strategy;
+    this.knownShards = knownShards;
+    this.coordinator = coordinator;
+    this.problems = problems;
+  }
+
+  /**
+   * A home for every known shard that has none and is not being handed off, spread by the strategy
+   * over the regions present, once every region's node is Up (a region still joining would
+   * otherwise have its share moved to it later by hand-offs). Nothing is decided if a shard finds
+   * no region; the next call tries again. Once all are placed, later calls decide nothing until a
+   * region is lost.
+   */
+  List<CoordinatorEvent> placeAll(View v) {
+    if (allPlaced || knownShards == 0 || !v.members().everyRegionUp(v.state().regions().keySet(),
+        v.shuttingDown())) {
+      return List.of();
+    }
+    List<CoordinatorEvent> events = new ArrayList<>();
+    List<String> placed = new ArrayList<>();
+    CoordinatorState view = v.state();
+    for (int i = 0; i < knownShards; i++) {
+      String shardId = Integer.toString(i);
+      if (view.shards().containsKey(shardId) || v.inHandOff().contains(shardId)) {
+        continue;
+      }
+      ActorRef<Object> home = chooseHome(v.withState(view), shardId, coordinator, null);
+      if (home == null) {
+        return List.of();
+      }
+      ShardHomeAllocated allocated = new ShardHomeAllocated(shardId, home);
+      view = view.applied(allocated);
+      events.add(allocated);
+      placed.add(shardId);
+    }
+    allPlaced = true;
+    untouched.addAll(placed);
+    regionsAtLastSpread = v.takingShards().size();
+    return events;
+  }
+
+  /**
+   * Places the shards placed up front and unused since again, over every region taking shards
+   * (including one that just joined): pairs of deallocation and allocation for those whose home
+   * changes. They move without a hand-off, since nobody knows their home or has started them, so a
+   * region that joins gets its share of them at once and rebalancing is left with shards in use.
+   * Nothing if one of them finds no region.
+   */
+  List<CoordinatorEvent> spreadUntouched(View v) {
+    if (untouched.isEmpty()) {
+      return List.of();
+    }
+    regionsAtLastSpread = v.takingShards().size();
+    CoordinatorState view = v.state();
+    List<String> movable = new ArrayList<>();
+    for (String shardId : untouched) {
+      if (view.shards().containsKey(shardId) && !v.inHandOff().contains(shardId)) {
+        view = view.applied(new ShardHomeDeallocated(shardId));
+        movable.add(shardId);
+      }
+    }
+    List<CoordinatorEvent> events = new ArrayList<>();
+    for (String shardId : movable) {
+      ActorRef<Object> home = chooseHome(v.withState(view), shardId, coordinator, null);
+      if (home == null) {
+        return List.of();
+      }
+      view = view.applied(new ShardHomeAllocated(shardId, home));
+      if (!home.equals(v.state().shards().get(shardId))) {
+        events.add(new ShardHomeDeallocated(shardId));
+        events.add(new ShardHomeAllocated(shardId, home));
+      }
+    }
+    return events;
+  }
+
+  /**
+   * Whether the unused shards should be spread again before {@code shardId} is used: it is one of
+   * them, and the number of regions taking shards changed since they were last placed, so that
+   * the shard starts where it will stay.
+   */
+  boolean spreadDue(String shardId, View v) {
+    return untouched.contains(shardId) && v.takingShards().size() != regionsAtLastSpread;
+  }
+
+  /** A region asked for the shard, or it is being moved: from now on it may be in use. */
+  void used(String shardId) {
+    untouched.remove(shardId);
+  }
+
+  /** A region was lost: its shards need homes again, so {@link #placeAll} looks again. */
+  void regionLost() {
+    allPlaced = false;
+  }
+
+  /** These shards may have remembered entities: {@link #placeRemembered} gives them a home. */
+  void remember(Collection<String> shardIds) {
+    toPlace.addAll(shardIds);
+  }
+
+  /**
+   * Homes for the shards that must run for their remembered entities: a shard that has a home
+   * already is only started there; one being handed off waits for its hand-off to end; the others
+   * are placed until one finds no region, and wait (with it) for the next call.
+   */
+  Remembered placeRemembered(View v) {
+    List<CoordinatorEvent> events = new ArrayList<>();
+    List<ShardHome> announce = new ArrayList<>();
+    List<ShardHome> start = new ArrayList<>();
+    CoordinatorState view = v.state();
+    for (Iterator<String> it = toPlace.iterator(); it.hasNext(); ) {
+      String shardId = it.next();
+      ActorRef<Object> placed = view.shards().get(shardId);
+      if (placed != null) {
+        // Placed already (perhaps up front, never started): its home starts it if it has not.
+        it.remove();
+        untouched.remove(shardId);
+        start.add(new ShardHome(shardId, placed));
+        continue;
+      }
+      if (v.inHandOff().contains(shardId)) {
+        continue;
+      }
+      ActorRef<Object> home = chooseHome(v.withState(view), shardId, coordinator, null);
+      if (home == null) {
+        break;
+      }
+      it.remove();
+      ShardHomeAllocated allocated = new ShardHomeAllocated(shardId, home);
+      view = view.applied(allocated);
+      events.add(allocated);
+      announce.add(new ShardHome(shardId, home));
+    }
+    return new Remembered(events, announce, start);
+  }
+
+  /**
+   * The homes of shards a region reports hosting (a coordinator that started without them learns
+   * them instead of placing them again). A reported shard whose home is another region keeps that
+   * home, reported as a problem.
+   */
+  List<CoordinatorEvent> reported(CoordinatorState state, ActorRef<Object> region, Set<String> hostedShards) {
+    List<CoordinatorEvent> events = new ArrayList<>();
+    for (String shard : hostedShards) {
+      ActorRef<Object> home = state.shards().get(shard);
+      if (home == null) {
+        events.add(new ShardHomeAllocated(shard, region));
+      } else if (!home.equals(region)) {
+        problems.accept("region " + region.path() + " reports hosting shard [" + shard + "], whose home is "
+            + home.path() + "; keeping " + home.path(), null);
+      }
+    }
+    return events;
+  }
+
+  /**
+   * A shard stopped at {@code stoppedAt} at the end of a hand-off: it loses that home (if it still
+   * has it) and is placed again at once, so it does not wait for its next message and the regions
+   * holding its messages hear where to send them. The region it left is offered only if it is the
+   * only one.
+   *
+   * @param requester the region that asked for the shard's home during the hand-off, else the one
+   *     it stopped at
+   */
+  Moved afterHandOff(View v, String shardId, ActorRef<Object> stoppedAt, ActorRef<Object> requester) {
+    List<CoordinatorEvent> events = new ArrayList<>();
+    CoordinatorState after = v.state();
+    if (stoppedAt.equals(after.shards().get(shardId))) {
+      events.add(new ShardHomeDeallocated(shardId));
+      after = after.applied(events.get(0));
+    }
+    ActorRef<Object> next = chooseHome(v.withState(after), shardId, requester, stoppedAt);
+    if (next != null) {
+      events.add(new ShardHomeAllocated(shardId, next));
+    }
+    return new Moved(events, next);
+  }
+
+  /**
+   * The shards the strategy moves in one rebalance round, among those that have a home; none with
+   * fewer than two regions taking shards, or if the strategy fails (reported).
+   */
+  List<String> rebalance(View v) {
+    Set<String> moves;
+    try {
+      Map<ActorRef<Object>, RegionInfo> infos = v.takingShards();
+      moves = infos.size() < 2 ? Set.of() : strategy.rebalance(allocation(v.state(), infos), Set.of());
+    } catch (RuntimeException e) {
+      problems.accept("allocation strategy " + strategy + " failed to plan a rebalance", e);
+      moves = Set.of();
+    }
+    return moves.stream().filter(v.state().shards()::containsKey).toList();
+  }
+
+  /**
+   * Asks the strategy for a home among the regions that take new shards.
+   *
+   * @param requester the region that asked; one that takes no shards (a proxy, a region shutting
+   *     down, the coordinator itself) is known to the strategy by its address only
+   * @param leaving a region the shard is just leaving, not offered unless it is the only one (else
+   *     a tie could send a rebalanced shard straight back); may be null
+   * @return the chosen region, or null if no region takes shards, or the strategy failed or chose
+   *     a region that does not take shards (reported)
+   */
+  ActorRef<Object> chooseHome(View v, String shardId, ActorRef<Object> requester, ActorRef<Object> leaving) {
+    Map<ActorRef<Object>, RegionInfo> infos = v.takingShards();
+    if (leaving != null && infos.size() > 1) {
+      infos.remove(leaving);
+    }
+    if (infos.isEmpty()) {
+      return null;
+    }
+    try {
+      RegionInfo requesterInfo = infos.getOrDefault(requester,
+          new RegionInfo(v.members().addressOf(requester), Set.of(), Integer.MAX_VALUE));
+      RegionInfo choice = strategy.allocateShard(requesterInfo, shardId, allocation(v.state(), infos));
+      ActorRef<Object> chosen = infos.entrySet().stream().filter(e -> e.getValue().equals(choice))
+          .map(Map.Entry::getKey).findFirst().orElse(null);
+      if (chosen == null) {
+        problems.accept("allocation strategy " + strategy + " chose " + choice + " for shard [" + shardId
+            + "], which is not a registered region taking shards; the shard stays unallocated", null);
+      }
+      return chosen;
+    } catch (RuntimeException e) {
+      problems.accept("allocation strategy " + strategy + " failed for shard [" + shardId
+          + "]; the shard stays unallocated", e);
+      return null;
+    }
+  }
+
+  private static ShardAllocation allocation(CoordinatorState state, Map<ActorRef<Object>, RegionInfo> infos) {
+    Map<RegionInfo, List<String>> shardsByRegion = new HashMap<>();
+    infos.forEach((region, info) -> shardsByRegion.put(info, state.regions().get(region)));
+    return ShardAllocation.of(shardsByRegion);
+  }
+}

@@ -1,0 +1,54 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import dev.shardkit.sharding.LeastShardAllocationStrategy;
+import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * While the coordinator loads its state, requests wait (a repeated one once), and a failed load is
+ * tried again; once loaded, the requests are handled in the order they came.
+ */
+class CoordinatorLoadingTest {
+  @RegisterExtension static final TestRefs refs = new TestRefs();
+
+  @Test
+  void requestsWaitForTheLoadOnceEachAndAFailedLoadIsTriedAgain() throws Exception {
+    ActorTestKit testKit = refs.testKit();
+    ManualStateStore store = new ManualStateStore(true);
+    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
+        .withRebalanceInterval(Duration.ofHours(1));
+    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("loading", settings,
+        new LeastShardAllocationStrategy(), store, Optional.empty(), 0)));
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+
+    store.nextLoad().completeExceptionally(new IllegalStateException("store unavailable"));
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    coordinator.tell(new GetShardHome("a", region.ref()));
+    store.nextLoad().complete(CoordinatorState.empty());
+
+    assertEquals(List.of(new RegionRegistered(region.ref())), store.completeNext().events());
+    assertInstanceOf(RegisterAck.class, region.receiveMessage());
+    assertEquals(List.of(new ShardHomeAllocated("a", region.ref())), store.completeNext().events());
+    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage(),
+        "acknowledged once: the repeated registration waited only once");
+  }
+}

@@ -1,0 +1,75 @@
+package dev.shardkit.sharding.internal;
+
+import com.typesafe.config.ConfigFactory;
+import dev.shardkit.sharding.internal.MemberSnapshot.Node;
+import dev.shardkit.sharding.spi.CoordinatorEvent;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import java.util.List;
+import java.util.Set;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.cluster.MemberStatus;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * References to regions on other test nodes, for the coordinator's units that compare and group
+ * them by node: resolved from their paths, nothing is ever sent to them. Registered as a JUnit
+ * extension, it runs one actor system (that can resolve remote references) for a test class.
+ */
+final class TestRefs implements BeforeAllCallback, AfterAllCallback {
+  private ActorTestKit testKit;
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    testKit = ActorTestKit.create(ConfigFactory.parseString(
+        "pekko.actor.provider = cluster\npekko.remote.artery.canonical.port = 0")
+        .withFallback(ConfigFactory.load()));
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    testKit.shutdownTestKit();
+  }
+
+  /** The test kit of the actor system, for tests that also run actors. */
+  ActorTestKit testKit() {
+    return testKit;
+  }
+
+  /** The region of the test node with this number. */
+  ActorRef<Object> region(int n) {
+    return ActorRefResolver.get(testKit.system()).resolveActorRef(node(n) + "/system/shardkit-region-Test");
+  }
+
+  /** The proxy of the test node with this number. */
+  ActorRef<Object> proxy(int n) {
+    return ActorRefResolver.get(testKit.system()).resolveActorRef(node(n) + "/system/shardkit-proxy-Test");
+  }
+
+  /** A reference on this node (it has no host in its address). */
+  ActorRef<Object> local() {
+    return testKit.createTestProbe(Object.class).ref();
+  }
+
+  /** The address of the test node with this number. */
+  static Address node(int n) {
+    return new Address("pekko", "Test", "127.0.0.1", 25500 + n);
+  }
+
+  /** The test node with this number as a member with this status and roles. */
+  static Node member(int n, MemberStatus status, String... roles) {
+    return new Node(node(n), status, Set.of(roles));
+  }
+
+  /** {@code state} after {@code events}, in order. */
+  static CoordinatorState applied(CoordinatorState state, List<CoordinatorEvent> events) {
+    for (CoordinatorEvent e : events) {
+      state = state.applied(e);
+    }
+    return state;
+  }
+}

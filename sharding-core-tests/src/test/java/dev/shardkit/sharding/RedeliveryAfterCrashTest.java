@@ -103,6 +103,10 @@ class RedeliveryAfterCrashTest {
    */
   static List<String> entitiesOn(ActorSystem<?> victim, ActorSystem<?> sender, EntityTypeKey<Ledger.Command> key,
       Ledger ledger) throws Exception {
+    // The coordinator places shards only on regions it knows; a region that starts after the
+    // coordinator asked its node would be left without shards, and the test without a victim.
+    TestCluster.await(Duration.ofSeconds(30), () -> ClusterSharding.get(sender).clusterShardingStats(key,
+        Duration.ofSeconds(3)).toCompletableFuture().join().regions().size() == 3, "the coordinator knows 3 regions");
     List<String> all = new ArrayList<>();
     for (int i = 0; i < 300; i++) {
       all.add(key.name() + "-" + i);

@@ -1,7 +1,6 @@
 package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.ShardRegionState;
-import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.RegionHandle.ViaRegion;
 import dev.shardkit.sharding.internal.RegionRouting.Held;
 import dev.shardkit.sharding.internal.RegionRouting.Refused;
@@ -28,7 +27,6 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,8 +35,6 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
-import java.util.stream.Collectors;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
@@ -361,26 +357,11 @@ public final class ShardRegion {
   // ---- routing
 
   private void onEnvelope(Object envelope) {
-    try {
-      String entityId = spec.extractor().entityId(envelope);
-      if (entityId == null || entityId.isEmpty()) {
-        drop(envelope, "the message extractor gave a " + (entityId == null ? "null" : "empty")
-            + " entity id for a message of class " + envelope.getClass().getName());
-        return;
-      }
-      String shardId = spec.extractor().shardId(entityId);
-      if (shardId == null || shardId.isEmpty()) {
-        drop(envelope, "the message extractor gave a null or empty shard id for entity [" + entityId + "]");
-        return;
-      }
-      Object message = spec.extractor().unwrapMessage(envelope);
-      if (message == null) {
-        drop(envelope, "the message extractor unwrapped null for entity [" + entityId + "]");
-        return;
-      }
-      route(new Deliver(spec.typeName(), shardId, entityId, message), false);
-    } catch (RuntimeException e) {
-      drop(envelope, "the message extractor threw " + e + " for a message of class " + envelope.getClass().getName());
+    EnvelopeExtraction.Result result = EnvelopeExtraction.extract(spec.typeName(), spec.extractor(), envelope);
+    if (result instanceof EnvelopeExtraction.Extracted extracted) {
+      route(extracted.deliver(), false);
+    } else if (result instanceof EnvelopeExtraction.Rejected rejected) {
+      drop(envelope, rejected.reason());
     }
   }
 
@@ -712,21 +693,12 @@ public final class ShardRegion {
   private void onGetLocalState(GetLocalState get) {
     int holding = routing.held() + links.pending();
     long dropped = drops.total();
-    ShardingSettings settings = spec.settings();
-    collect(get.timeout(), shards -> get.replyTo().tell(new LocalState(new ShardRegionState(
-        shards.stream().map(s -> new ShardRegionState.ShardState(s.shardId(), s.entityIds()))
-            .collect(Collectors.toSet()), holding, dropped,
-        new ShardRegionState.Passivation(settings.passivationIdleTimeout(), settings.activeEntityLimit(),
-            shards.stream().mapToLong(Shard.ShardSnapshot::idlePassivations).sum(),
-            shards.stream().mapToLong(Shard.ShardSnapshot::limitPassivations).sum())))));
+    collect(get.timeout(), shards -> get.replyTo().tell(new LocalState(RegionReport.state(shards, holding, dropped,
+        spec.settings()))));
   }
 
   private void onGetRegionStats(GetRegionStats get) {
-    collect(STATS_TIMEOUT, shards -> {
-      Map<String, Integer> counts = new HashMap<>();
-      shards.forEach(s -> counts.put(s.shardId(), s.entityIds().size()));
-      get.replyTo().tell(new RegionStats(counts));
-    });
+    collect(STATS_TIMEOUT, shards -> get.replyTo().tell(new RegionStats(RegionReport.entityCounts(shards))));
   }
 
   private void collect(Duration timeout, Consumer<Set<Shard.ShardSnapshot>> onDone) {

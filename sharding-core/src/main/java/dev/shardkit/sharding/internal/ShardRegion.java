@@ -62,9 +62,10 @@ import org.slf4j.Logger;
  * One node's region of one entity type: routes each message to the shard's home, holds messages
  * for shards whose home is not known yet and asks the coordinator for it, and hosts the shards
  * the coordinator places here. A proxy-only region routes and holds but never hosts. The
- * decisions are made by values it wires messages to: {@link RegionRouting} (its table, and what is held),
- * {@link OwnerHandOffs} (the owner's side of moving a shard away), {@link RegionLinks} (remote
- * delivery), {@link QuietWaits} and {@link RegionWatch}.
+ * decisions are made by the units it wires messages to: {@link EnvelopeExtraction},
+ * {@link RegionRouting} (its table, and what is held), {@link OwnerHandOffs} (the owner's side of
+ * moving a shard away), {@link RegionLinks} (remote delivery), {@link QuietWaits},
+ * {@link RegionWatch} and {@link RegionReport}.
  *
  * <p>States: <em>registering</em> (no coordinator yet: known homes keep working, everything else
  * is held) → <em>active</em> (registered: unknown homes are asked for), back to registering when

@@ -63,9 +63,10 @@ import org.slf4j.Logger;
  * for shards whose home is not known yet and asks the coordinator for it, and hosts the shards
  * the coordinator places here. A proxy-only region routes and holds but never hosts. The
  * decisions are made by the units it wires messages to: {@link EnvelopeExtraction},
- * {@link RegionRouting} (its table, and what is held), {@link OwnerHandOffs} (the owner's side of
- * moving a shard away), {@link RegionLinks} (remote delivery), {@link QuietWaits},
- * {@link RegionWatch} and {@link RegionReport}.
+ * {@link RegionRouting} (its table, and what is held), {@link ShardHomeAnswer} (whether to believe
+ * the coordinator's answer), {@link OwnerHandOffs} (the owner's side of moving a shard away),
+ * {@link RegionLinks} (remote delivery), {@link QuietWaits}, {@link RegionWatch} and
+ * {@link RegionReport}.
  *
  * <p>States: <em>registering</em> (no coordinator yet: known homes keep working, everything else
  * is held) → <em>active</em> (registered: unknown homes are asked for), back to registering when
@@ -423,41 +424,26 @@ public final class ShardRegion {
 
   private void onShardHome(ShardHome home) {
     String shardId = home.shardId();
-    if (regions.isDead(home.region())) {
-      log.debug("Entity type [{}]: ignoring {}: that region is gone; asking again later", spec.typeName(), home);
+    ShardHomeAnswer.Decision decision = ShardHomeAnswer.decide(regions.isDead(home.region()),
+        routing.closingFor(shardId), handOffs.isHandingOff(shardId), home.region().equals(self), spec.proxyOnly(),
+        routing.table().knownHome(shardId) instanceof Local);
+    if (decision instanceof ShardHomeAnswer.Ignore ignore) {
+      log.debug("Entity type [{}]: ignoring {}: {}", spec.typeName(), home, ignore.why());
       return;
     }
-    if (routing.closingFor(shardId)) {
-      // What the old home's link hands back must go first; the home is asked again after that.
-      log.debug("Entity type [{}]: ignoring {} until the old home's link is closed", spec.typeName(), home);
+    if (decision instanceof ShardHomeAnswer.CannotHost) {
+      log.error("Entity type [{}]: the coordinator placed shard [{}] in a proxy-only region; ignoring it",
+          spec.typeName(), shardId);
       return;
     }
-    if (handOffs.isHandingOff(shardId)) {
-      if (!home.region().equals(self)) {
-        log.debug("Entity type [{}]: shard [{}] is being handed off; ignoring {}", spec.typeName(), shardId, home);
-        return;
+    if (decision instanceof ShardHomeAnswer.HostHere host) {
+      if (host.resume()) {
+        resumeHandedOff(shardId);
       }
-      // The coordinator gave the hand-off up: the shard stays and takes messages again. If it
-      // has stopped meanwhile, its termination is seen as unexpected and it starts again.
-      OwnerHandOffs.Cancelled<ActorRef<Object>> cancelled = handOffs.cancel(shardId);
-      cancelled.shard().ifPresent(shard -> {
-        if (cancelled.stopping()) {
-          shard.tell(Shard.CancelHandOff.INSTANCE);
-        }
-        routing.home(shardId, new Local(shard));
-      });
-    }
-    Home current = routing.table().knownHome(shardId);
-    if (home.region().equals(self)) {
-      if (spec.proxyOnly()) {
-        log.error("Entity type [{}]: the coordinator placed shard [{}] in a proxy-only region; ignoring it",
-            spec.typeName(), shardId);
-        return;
-      }
-      if (!(current instanceof Local)) {
+      if (!(routing.table().knownHome(shardId) instanceof Local)) {
         startShard(shardId);
       }
-    } else if (current instanceof Local) {
+    } else if (decision instanceof ShardHomeAnswer.HostedHereAlready) {
       log.error("Entity type [{}]: the coordinator says shard [{}] lives in {}, but it is hosted here; keeping it "
           + "here", spec.typeName(), shardId, home.region());
     } else {
@@ -466,6 +452,20 @@ public final class ShardRegion {
     }
     reroute(routing.release(shardId));
     publish();
+  }
+
+  /**
+   * The coordinator gave the shard's hand-off up: the shard stays and takes messages again. If it
+   * has stopped meanwhile, its termination is seen as unexpected and it starts again.
+   */
+  private void resumeHandedOff(String shardId) {
+    OwnerHandOffs.Cancelled<ActorRef<Object>> cancelled = handOffs.cancel(shardId);
+    cancelled.shard().ifPresent(shard -> {
+      if (cancelled.stopping()) {
+        shard.tell(Shard.CancelHandOff.INSTANCE);
+      }
+      routing.home(shardId, new Local(shard));
+    });
   }
 
   private void startShard(String shardId) {

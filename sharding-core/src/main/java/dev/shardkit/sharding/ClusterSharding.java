@@ -193,7 +193,7 @@ public final class ClusterSharding implements Extension {
     ActorRef<Object> region = system.systemActorOf(ShardRegion.create(spec), ShardRegion.actorName(name),
         Props.empty());
     handle.attach(region);
-    types.put(name, new RegisteredType(typeKey, handle, ex, coordinator, createBehavior.isEmpty()));
+    types.put(name, new RegisteredType(typeKey, handle, ex, coordinator));
     // Before the node leaves the cluster, its shards move to the remaining nodes.
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(classic);
     Duration phaseTimeout = Duration.ofNanos(

@@ -75,12 +75,6 @@ public final class MessageBuffers<K> {
     return Set.copyOf(buffers.keySet());
   }
 
-  /** How many messages are held for a key. */
-  public int size(K key) {
-    ArrayDeque<Object> held = buffers.get(key);
-    return held == null ? 0 : held.size();
-  }
-
   /** How many messages are held over all keys. */
   public int total() {
     return total;

@@ -12,5 +12,4 @@ public record RegisteredType(
     EntityTypeKey<?> typeKey,
     RegionHandle handle,
     MessageExtractor<Object, Object> extractor,
-    ActorRef<Object> coordinator,
-    boolean proxyOnly) {}
+    ActorRef<Object> coordinator) {}

@@ -1,37 +1,41 @@
 package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.ShardRegionState;
-import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.RegionHandle.ViaRegion;
+import dev.shardkit.sharding.internal.RegionRouting.Held;
+import dev.shardkit.sharding.internal.RegionRouting.Refused;
+import dev.shardkit.sharding.internal.RegionRouting.ToRegion;
+import dev.shardkit.sharding.internal.RegionRouting.ToShard;
 import dev.shardkit.sharding.internal.RoutingTable.Home;
 import dev.shardkit.sharding.internal.RoutingTable.Local;
 import dev.shardkit.sharding.internal.RoutingTable.Remote;
 import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
-import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
-import dev.shardkit.sharding.internal.ShardingProtocol.UndeliverableItem;
-import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
-import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
-import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
-import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
+import dev.shardkit.sharding.internal.ShardingProtocol.UndeliverableItem;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -47,9 +51,9 @@ import org.apache.pekko.cluster.ClusterEvent.MemberJoined;
 import org.apache.pekko.cluster.ClusterEvent.MemberUp;
 import org.apache.pekko.cluster.ClusterEvent.MemberWeaklyUp;
 import org.apache.pekko.cluster.ClusterEvent.ReachabilityEvent;
-import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.ClusterEvent.ReachableMember;
 import org.apache.pekko.cluster.ClusterEvent.UnreachableMember;
+import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Subscribe;
 import org.slf4j.Logger;
@@ -57,10 +61,19 @@ import org.slf4j.Logger;
 /**
  * One node's region of one entity type: routes each message to the shard's home, holds messages
  * for shards whose home is not known yet and asks the coordinator for it, and hosts the shards
- * the coordinator places here. A proxy-only region routes and holds but never hosts.
+ * the coordinator places here. A proxy-only region routes and holds but never hosts. The
+ * decisions are made by the units it wires messages to: {@link EnvelopeExtraction},
+ * {@link RegionRouting} (its table, and what is held), {@link ShardHomeAnswer} (whether to believe
+ * the coordinator's answer), {@link OwnerHandOffs} (the owner's side of moving a shard away),
+ * {@link RegionLinks} (remote delivery), {@link QuietWaits}, {@link RegionWatch} and
+ * {@link RegionReport}.
  *
  * <p>States: <em>registering</em> (no coordinator yet: known homes keep working, everything else
- * is held) and <em>active</em> (registered: unknown homes are asked for).
+ * is held) → <em>active</em> (registered: unknown homes are asked for), back to registering when
+ * its coordinator goes away; and from either, <em>shutting down</em> (its shards are handed off,
+ * registering again meanwhile if need be; it stops once it hosts and holds nothing and its links
+ * have delivered everything). The region stops at once, in any state, when this node is out of
+ * the cluster.
  */
 public final class ShardRegion {
 
@@ -70,6 +83,12 @@ public final class ShardRegion {
   /** This region's state. Local only. */
   public record LocalState(ShardRegionState state) implements NoSerializationVerificationNeeded {}
 
+  /**
+   * Hand off every shard of this region and stop; {@code replyTo} gets {@link org.apache.pekko.Done}
+   * when the region has stopped. Local only.
+   */
+  public record GracefulShutdown(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
+
   private enum RetryTick implements NoSerializationVerificationNeeded { INSTANCE }
 
   private record CoordinatorTerminated(ActorRef<Object> coordinator) implements NoSerializationVerificationNeeded {}
@@ -78,120 +97,49 @@ public final class ShardRegion {
 
   private record ShardTerminated(String shardId) implements NoSerializationVerificationNeeded {}
 
+  /** Look again at the actions waiting in {@link QuietWaits}. */
   private enum QuietCheck implements NoSerializationVerificationNeeded { INSTANCE }
 
   /** Shutting down: look again whether every link has delivered what it holds. */
   private enum LinksFlushedCheck implements NoSerializationVerificationNeeded { INSTANCE }
 
-  /** A link of another region that sent batches here has stopped: forget its sequence. */
-  private record InboundLinkTerminated(ActorRef<Object> link) implements NoSerializationVerificationNeeded {}
-
-  /** An action that waits until no caller can still send by an older routing table. */
-  private record QuietWait(BooleanSupplier quiet, Runnable action) {}
-
   /** A shard with remembered entities stopped unexpectedly: start it again, which starts them. */
   private record RestartShard(String shardId) implements NoSerializationVerificationNeeded {}
-
-  /**
-   * Hand off every shard of this region and stop; {@code replyTo} gets {@link org.apache.pekko.Done}
-   * when the region has stopped. Local only.
-   */
-  public record GracefulShutdown(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
-
-  /** The owner's side of one shard's hand-off. */
-  private static final class HandOffState {
-    final ActorRef<Object> shard;
-    final int id;
-    final Set<ActorRef<Object>> awaitingMarkers;
-    boolean ownRouteClosed;
-    boolean stopping;
-
-    HandOffState(ActorRef<Object> shard, int id, Set<ActorRef<Object>> awaitingMarkers) {
-      this.shard = shard;
-      this.id = id;
-      this.awaitingMarkers = awaitingMarkers;
-    }
-  }
-
-  /** One move of one shard: markers of a move that was given up must not count for the next. */
-  private record HandOffKey(String shardId, int handOffId) {}
 
   private static final Duration STATS_TIMEOUT = Duration.ofSeconds(5);
 
   private final ActorContext<Object> context;
+  private final TimerScheduler<Object> timers;
   private final RegionSpec spec;
   private final ActorRef<Object> self;
   private final Logger log;
-  private final MessageBuffers<String> buffers;
   private final DropReporter drops;
-  private final Set<ActorRef<Object>> watchedRegions = new HashSet<>();
-  /**
-   * Regions seen terminated, most recent last: a coordinator that has not yet heard of a death
-   * may still name one as a shard's home, and that answer must not be believed.
-   */
-  private final java.util.LinkedHashSet<ActorRef<Object>> deadRegions = new java.util.LinkedHashSet<>();
-  private static final int DEAD_REGIONS_REMEMBERED = 1024;
-  private final TimerScheduler<Object> timers;
-  private final Map<String, HandOffState> handOffs = new HashMap<>();
-  /**
-   * Markers that reached this owner before the coordinator's BeginHandOff did: the two travel
-   * different ways (region → owner, coordinator → owner), so either can come first.
-   */
-  private final Map<HandOffKey, Set<ActorRef<Object>>> earlyMarkers = new HashMap<>();
-  private final List<QuietWait> waitingForQuiet = new ArrayList<>();
-  /** This region's link to each other region it sends to, by destination. */
-  private final Map<ActorRef<Object>, Outbox> links = new HashMap<>();
-  private final InboundSequences<ActorRef<Object>> inbound = new InboundSequences<>();
-  private final ShardingSerializer serializer;
-  private final int maximumFrameSize;
-  private int linkCount;
-  private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
-  private boolean shuttingDown;
-  private RoutingTable table = RoutingTable.empty();
-  /** The other nodes whose shards are held: unreachable or downed. */
-  private HeldNodes heldNodes = HeldNodes.NONE;
-  private ActorRef<Object> coordinator;
+  private final RegionRouting routing;
+  private final OwnerHandOffs<ActorRef<Object>, ActorRef<Object>> handOffs = new OwnerHandOffs<>();
+  private final RegionLinks links;
+  private final QuietWaits quietWaits = new QuietWaits();
+  private final RegionWatch<ActorRef<Object>> regions = new RegionWatch<>();
   /** The active-entity limit's shares; null without a limit. */
   private final EntityLimits entityLimits;
+  /** Who asked for a graceful shutdown: told when the region stops. */
+  private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
+  /** The coordinator this region registered with; null while registering. */
+  private ActorRef<Object> coordinator;
 
   private ShardRegion(ActorContext<Object> context, TimerScheduler<Object> timers, RegionSpec spec) {
     this.context = context;
+    this.timers = timers;
     this.spec = spec;
     this.self = context.getSelf();
     this.log = context.getLog();
-    this.buffers = new MessageBuffers<>(spec.settings().bufferSize());
-    this.drops = newDropReporter(context, spec);
+    this.drops = new DropReporter(log, spec.typeName(), spec.settings().dropWarningInterval(),
+        Adapter.toClassic(context.getSystem()).eventStream()::publish);
     spec.handle().useDrops(drops);
-    var classic = Adapter.toClassic(context.getSystem());
-    this.serializer = shardingSerializer(classic);
-    this.maximumFrameSize = (int) Math.min(Integer.MAX_VALUE,
-        classic.settings().config().getBytes("pekko.remote.artery.advanced.maximum-frame-size"));
-    this.timers = timers;
+    this.routing = new RegionRouting(spec.settings().bufferSize());
+    this.links = RegionLinks.of(context, spec, drops);
     this.entityLimits = spec.settings().activeEntityLimit().isPresent()
         ? new EntityLimits(spec.settings().activeEntityLimit().getAsInt()) : null;
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
-  }
-
-  static DropReporter newDropReporter(ActorContext<Object> context, RegionSpec spec) {
-    var eventStream = Adapter.toClassic(context.getSystem()).eventStream();
-    return new DropReporter(context.getLog(), spec.typeName(), spec.settings().dropWarningInterval(),
-        eventStream::publish);
-  }
-
-  private static ShardingSerializer shardingSerializer(org.apache.pekko.actor.ActorSystem classic) {
-    org.apache.pekko.serialization.Serializer bound;
-    try {
-      bound = org.apache.pekko.serialization.SerializationExtension.get(classic).serializerFor(DeliveryBatch.class);
-    } catch (java.io.NotSerializableException e) {
-      throw new IllegalStateException("shardkit's messages have no serializer; shardkit's reference.conf binds them "
-          + "to " + ShardingSerializer.class.getName() + " in pekko.actor.serialization-bindings", e);
-    }
-    if (!(bound instanceof ShardingSerializer sharding)) {
-      throw new IllegalStateException("shardkit's messages must be bound to " + ShardingSerializer.class.getName()
-          + " (shardkit's reference.conf does so), but pekko.actor.serialization-bindings binds them to "
-          + bound.getClass().getName());
-    }
-    return sharding;
   }
 
   public static Behavior<Object> create(RegionSpec spec) {
@@ -207,11 +155,19 @@ public final class ShardRegion {
     }));
   }
 
+  /** The name of a type's region actor, under {@code /system} on every node. */
+  public static String actorName(String typeName) {
+    return "shardkit-region-" + typeName;
+  }
+
   // ---- states
 
   private Behavior<Object> registering() {
-    return common(Behaviors.receive(Object.class)
-        .onMessage(RegisterAck.class, this::onRegisterAck)
+    return running(Behaviors.receive(Object.class)
+        .onMessage(RegisterAck.class, ack -> {
+          onRegisterAck(ack);
+          return active();
+        })
         .onMessageEquals(RetryTick.INSTANCE, () -> {
           register();
           drops.summarize();
@@ -220,68 +176,128 @@ public final class ShardRegion {
   }
 
   private Behavior<Object> active() {
-    return common(Behaviors.receive(Object.class)
-        .onMessage(RegisterAck.class, this::onRegisterAck)
+    return running(Behaviors.receive(Object.class)
+        .onMessage(RegisterAck.class, then(this::onRegisterAck, Behaviors::same))
         .onMessageEquals(RetryTick.INSTANCE, () -> {
           drops.summarize();
-          // Shards held for an unreachable home already have one: asking would get the same answer.
-          buffers.keys().stream().filter(id -> table.knownHome(id) == null).forEach(this::requestHome);
-          if (shuttingDown && !spec.proxyOnly()) {
-            coordinator.tell(new GracefulShutdownReq(self));
-          }
+          askForHeldHomes();
           return Behaviors.same();
         })
-        .onMessage(CoordinatorTerminated.class, t -> {
-          if (!t.coordinator().equals(coordinator)) {
-            return Behaviors.same();
-          }
-          log.info("Entity type [{}]: coordinator {} is gone; registering with its successor", spec.typeName(),
-              coordinator);
-          coordinator = null;
-          register();
-          return registering();
-        }));
+        .onMessage(CoordinatorTerminated.class, t -> onCoordinatorTerminated(t) ? registering() : Behaviors.same()));
   }
 
-  private Behavior<Object> common(BehaviorBuilder<Object> builder) {
-    return builder
-        .onMessage(ViaRegion.class, v -> {
-          route(v.deliver());
+  /** Registering or active: not shutting down. */
+  private Behavior<Object> running(BehaviorBuilder<Object> state) {
+    return common(state
+        .onMessage(ShardTerminated.class, then(t -> onShardTerminated(t.shardId(), true), Behaviors::same))
+        .onMessage(GracefulShutdown.class, shutdown -> {
+          shutdownWaiters.add(shutdown.replyTo());
+          log.info("Entity type [{}]: region shutting down; handing off {} shard(s)", spec.typeName(),
+              routing.table().localShards().size());
+          if (!spec.proxyOnly()) {
+            coordinatorOrProxy().tell(new GracefulShutdownReq(self));
+          }
+          return stopIfDone(shuttingDown());
+        }), Behaviors::same);
+  }
+
+  /**
+   * Shutting down: registered, it asks its coordinator again every retry to move its shards;
+   * registering (its coordinator went away, {@code coordinator} is null), it registers again
+   * first. A shard with remembered entities that stops unexpectedly is not started again. After
+   * every message it looks whether it is done.
+   */
+  private Behavior<Object> shuttingDown() {
+    Supplier<Behavior<Object>> next = () -> stopIfDone(Behaviors.same());
+    return common(Behaviors.receive(Object.class)
+        .onMessage(RegisterAck.class, then(this::onRegisterAck, next))
+        .onMessageEquals(RetryTick.INSTANCE, () -> {
+          drops.summarize();
+          if (coordinator == null) {
+            register();
+          } else {
+            askForHeldHomes();
+            if (!spec.proxyOnly()) {
+              coordinator.tell(new GracefulShutdownReq(self));
+            }
+          }
+          return next.get();
+        })
+        .onMessage(CoordinatorTerminated.class, then(this::onCoordinatorTerminated, next))
+        .onMessage(ShardTerminated.class, then(t -> onShardTerminated(t.shardId(), false), next))
+        .onMessage(GracefulShutdown.class, then(shutdown -> shutdownWaiters.add(shutdown.replyTo()), next)), next);
+  }
+
+  /** Stops once nothing is hosted, handed off or held here, and the links have delivered everything. */
+  private Behavior<Object> stopIfDone(Behavior<Object> otherwise) {
+    if (!routing.table().localShards().isEmpty() || !handOffs.isEmpty() || routing.held() > 0) {
+      return otherwise;
+    }
+    if (links.pending() > 0) {
+      // What this node sent to others is on its way: stop once it has been acknowledged.
+      if (!timers.isTimerActive(LinksFlushedCheck.INSTANCE)) {
+        timers.startSingleTimer(LinksFlushedCheck.INSTANCE, Duration.ofMillis(20));
+      }
+      return otherwise;
+    }
+    shutdownWaiters.forEach(w -> w.tell(Done.getInstance()));
+    log.info("Entity type [{}]: region shut down gracefully", spec.typeName());
+    return Behaviors.stopped();
+  }
+
+  /** What every state does alike; {@code next} gives the behavior after each of these messages. */
+  private Behavior<Object> common(BehaviorBuilder<Object> state, Supplier<Behavior<Object>> next) {
+    return state
+        .onMessage(ViaRegion.class, then(v -> {
+          route(v.deliver(), false);
           spec.handle().routed(v);
-          return Behaviors.same();
+        }, next))
+        .onMessage(Deliver.class, then(this::onDeliver, next))
+        .onMessage(DeliveryBatch.class, then(this::onDeliveryBatch, next))
+        .onMessage(RegionLinks.InboundLinkGone.class, then(g -> links.inboundGone(g.link()), next))
+        .onMessage(DeliveryLink.Closed.class, then(this::onLinkClosed, next))
+        .onMessageEquals(LinksFlushedCheck.INSTANCE, next::get)
+        .onMessage(ShardHome.class, then(this::onShardHome, next))
+        .onMessage(RegionTerminated.class, then(t -> onRegionTerminated(t.region()), next))
+        .onMessage(UnreachableMember.class, then(u -> onNode(u.member(), HeldNodes::unreachable), next))
+        .onMessage(ReachableMember.class, then(r -> onNode(r.member(), HeldNodes::reachable), next))
+        .onMessage(MemberDowned.class, then(d -> onNode(d.member(), HeldNodes::downed), next))
+        .onMessage(MemberJoined.class, then(j -> onNode(j.member(), HeldNodes::joined), next))
+        .onMessage(MemberWeaklyUp.class, then(w -> onNode(w.member(), HeldNodes::joined), next))
+        .onMessage(MemberUp.class, then(u -> onNode(u.member(), HeldNodes::joined), next))
+        .onMessageEquals(GateKeeper.GateChanged.DOWN, this::stopOutOfCluster)
+        .onMessage(GateKeeper.GateChanged.class, then(this::onGateChanged, next))
+        .onMessage(RestartShard.class, then(r -> {
+          if (routing.table().knownHome(r.shardId()) == null && !handOffs.isHandingOff(r.shardId())) {
+            requestHome(r.shardId());
+          }
+        }, next))
+        .onMessage(Shard.EntitiesLive.class, then(this::onEntitiesLive, next))
+        .onMessage(GetLocalState.class, then(this::onGetLocalState, next))
+        .onMessage(GetRegionStats.class, then(this::onGetRegionStats, next))
+        .onMessage(BeginHandOff.class, then(this::onBeginHandOff, next))
+        .onMessage(HandOffMarker.class, then(this::onHandOffMarker, next))
+        .onMessageEquals(QuietCheck.INSTANCE, () -> {
+          if (quietWaits.recheck()) {
+            timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1));
+          }
+          return next.get();
         })
-        .onMessage(Deliver.class, this::onDeliver)
-        .onMessage(DeliveryBatch.class, this::onDeliveryBatch)
-        .onMessage(DeliveryLink.Closed.class, this::onLinkClosed)
-        .onMessage(InboundLinkTerminated.class, t -> {
-          inbound.forget(t.link());
-          return Behaviors.same();
-        })
-        .onMessageEquals(LinksFlushedCheck.INSTANCE, this::afterChange)
-        .onMessage(ShardHome.class, this::onShardHome)
-        .onMessage(RegionTerminated.class, this::onRegionTerminated)
-        .onMessage(UnreachableMember.class, u -> onReachability(u.member().address(),
-            heldNodes.unreachable(u.member().address(), u.member().uniqueAddress().longUid())))
-        .onMessage(ReachableMember.class, r -> onReachability(r.member().address(),
-            heldNodes.reachable(r.member().address(), r.member().uniqueAddress().longUid())))
-        .onMessage(MemberEvent.class, this::onMemberEvent)
-        .onMessage(GateKeeper.GateChanged.class, this::onGateChanged)
-        .onMessage(ShardTerminated.class, this::onShardTerminated)
-        .onMessage(RestartShard.class, this::onRestartShard)
-        .onMessage(Shard.EntitiesLive.class, this::onEntitiesLive)
-        .onMessage(GetLocalState.class, this::onGetLocalState)
-        .onMessage(GetRegionStats.class, this::onGetRegionStats)
-        .onMessage(BeginHandOff.class, this::onBeginHandOff)
-        .onMessage(HandOffMarker.class, this::onHandOffMarker)
-        .onMessageEquals(QuietCheck.INSTANCE, this::onQuietCheck)
-        .onMessage(GracefulShutdown.class, this::onGracefulShutdown)
-        .onMessage(CoordinatorTerminated.class, t -> Behaviors.same())
-        .onMessage(ShardingProtocol.class, m -> {
-          log.debug("Entity type [{}]: region ignores unexpected {}", spec.typeName(), m);
-          return Behaviors.same();
-        })
-        .onAnyMessage(this::onEnvelope)
+        // Other member events, an old coordinator's termination, unexpected protocol messages.
+        .onMessage(MemberEvent.class, e -> next.get())
+        .onMessage(CoordinatorTerminated.class, t -> next.get())
+        .onMessage(ShardingProtocol.class, then(m -> log.debug("Entity type [{}]: region ignores unexpected {}",
+            spec.typeName(), m), next))
+        .onAnyMessage(then(this::onEnvelope, next))
         .build();
+  }
+
+  private static <T> org.apache.pekko.japi.function.Function<T, Behavior<Object>> then(Consumer<T> handler,
+      Supplier<Behavior<Object>> next) {
+    return message -> {
+      handler.accept(message);
+      return next.get();
+    };
   }
 
   // ---- registration
@@ -295,18 +311,13 @@ public final class ShardRegion {
       target.tell(new RegisterProxy(self));
     } else {
       // Shards being handed off still live here until their entities stop.
-      Set<String> hosted = new HashSet<>(table.localShards().keySet());
-      hosted.addAll(handOffs.keySet());
+      Set<String> hosted = new HashSet<>(routing.table().localShards().keySet());
+      hosted.addAll(handOffs.shardIds());
       target.tell(new Register(self, hosted));
     }
   }
 
-  /** The name of a type's region actor, under {@code /system} on every node. */
-  public static String actorName(String typeName) {
-    return "shardkit-region-" + typeName;
-  }
-
-  private Behavior<Object> onRegisterAck(RegisterAck ack) {
+  private void onRegisterAck(RegisterAck ack) {
     if (!ack.coordinator().equals(coordinator)) {
       coordinator = ack.coordinator();
       context.watchWith(coordinator, new CoordinatorTerminated(coordinator));
@@ -316,8 +327,23 @@ public final class ShardRegion {
       // node has left the cluster.
       registerWith(coordinator);
     }
-    buffers.keys().forEach(this::requestHome);
-    return active();
+    routing.heldShards().forEach(this::requestHome);
+  }
+
+  /** @return true if it was this region's coordinator: the region registers with its successor */
+  private boolean onCoordinatorTerminated(CoordinatorTerminated terminated) {
+    if (!terminated.coordinator().equals(coordinator)) {
+      return false;
+    }
+    log.info("Entity type [{}]: coordinator {} is gone; registering with its successor", spec.typeName(),
+        coordinator);
+    coordinator = null;
+    register();
+    return true;
+  }
+
+  private void askForHeldHomes() {
+    routing.awaitingHome().forEach(this::requestHome);
   }
 
   private void requestHome(String shardId) {
@@ -326,52 +352,30 @@ public final class ShardRegion {
     }
   }
 
+  private ActorRef<Object> coordinatorOrProxy() {
+    return coordinator != null ? coordinator : spec.coordinator();
+  }
+
   // ---- routing
 
-  private Behavior<Object> onEnvelope(Object envelope) {
-    Deliver deliver;
-    try {
-      String entityId = spec.extractor().entityId(envelope);
-      if (entityId == null || entityId.isEmpty()) {
-        return drop(envelope, "the message extractor gave a " + (entityId == null ? "null" : "empty")
-            + " entity id for a message of class " + envelope.getClass().getName());
-      }
-      String shardId = spec.extractor().shardId(entityId);
-      if (shardId == null || shardId.isEmpty()) {
-        return drop(envelope, "the message extractor gave a null or empty shard id for entity [" + entityId + "]");
-      }
-      Object message = spec.extractor().unwrapMessage(envelope);
-      if (message == null) {
-        return drop(envelope, "the message extractor unwrapped null for entity [" + entityId + "]");
-      }
-      deliver = new Deliver(spec.typeName(), shardId, entityId, message);
-    } catch (RuntimeException e) {
-      return drop(envelope, "the message extractor threw " + e + " for a message of class "
-          + envelope.getClass().getName());
+  private void onEnvelope(Object envelope) {
+    EnvelopeExtraction.Result result = EnvelopeExtraction.extract(spec.typeName(), spec.extractor(), envelope);
+    if (result instanceof EnvelopeExtraction.Extracted extracted) {
+      route(extracted.deliver(), false);
+    } else if (result instanceof EnvelopeExtraction.Rejected rejected) {
+      drop(envelope, rejected.reason());
     }
-    route(deliver);
-    return Behaviors.same();
   }
 
-  private Behavior<Object> onDeliver(Deliver deliver) {
+  /** A message from another region (or an ask): admitted under that region's limit already. */
+  private void onDeliver(Deliver deliver) {
     if (!spec.typeName().equals(deliver.typeName())) {
-      return drop(deliver.message(), "a message for entity [" + deliver.entityId() + "] of another entity type ["
+      drop(deliver.message(), "a message for entity [" + deliver.entityId() + "] of another entity type ["
           + deliver.typeName() + "] reached this region");
+      return;
     }
-    HandOffState handOff = handOffs.get(deliver.shardId());
-    if (handOff != null && !handOff.stopping && handOff.shard != null) {
-      // From a region whose marker has not come yet: sent before it stopped routing here, so it
-      // belongs to the incarnation that is still running.
-      handOff.shard.tell(deliver);
-      return Behaviors.same();
-    }
-    // Admitted under the sending region's limit already: it is passed on, not refused.
-    route(deliver, true);
-    return Behaviors.same();
-  }
-
-  private void route(Deliver deliver) {
-    route(deliver, false);
+    // From a region whose marker has not come yet: it belongs to the incarnation still running.
+    handOffs.stillRunning(deliver.shardId()).ifPresentOrElse(shard -> shard.tell(deliver), () -> route(deliver, true));
   }
 
   /**
@@ -382,281 +386,116 @@ public final class ShardRegion {
    *     message would be refused
    */
   private void route(Deliver deliver, boolean admitted) {
-    Home home = table.knownHome(deliver.shardId());
-    if (home instanceof Local local && !table.isHeld(local)) {
-      local.shard().tell(deliver);
-    } else if (home != null && table.isHeld(home)) {
-      // Its node is unreachable (or its region is gone and its link closing), or this node waits
-      // to be confirmed a member: hold the message until that is over or the shard moves.
-      if (!buffers.offer(deliver.shardId(), deliver)) {
-        drop(deliver.message(), "buffer full (buffer-size = " + buffers.limit() + "), dropping a message for shard ["
-            + deliver.shardId() + "] whose home " + (home instanceof Local ? "here waits for this node to be confirmed "
-            + "a member" : home.target().path().address() + " is unreachable"));
-      }
-    } else if (home instanceof Remote remote) {
+    RegionRouting.Route route = routing.route(deliver);
+    if (route instanceof ToShard toShard) {
+      toShard.shard().tell(deliver);
+    } else if (route instanceof ToRegion toRegion) {
+      Remote home = toRegion.home();
       Optional<String> problem = spec.handle().serializability().problem(deliver.message().getClass());
       if (problem.isPresent()) {
-        log.error("Entity type [{}]: cannot send a message of class [{}] to entity [{}] on {}: {}",
-            spec.typeName(), deliver.message().getClass().getName(), deliver.entityId(),
-            remote.region().path().address(), problem.get());
-        drop(deliver.message(), "message of class " + deliver.message().getClass().getName()
-            + " for entity [" + deliver.entityId() + "] is not serializable");
+        log.error("Entity type [{}]: cannot send a message of class [{}] to entity [{}] on {}: {}", spec.typeName(),
+            deliver.message().getClass().getName(), deliver.entityId(), home.region().path().address(), problem.get());
+        drop(deliver.message(), "message of class " + deliver.message().getClass().getName() + " for entity ["
+            + deliver.entityId() + "] is not serializable");
       } else if (admitted) {
-        remote.outbox().offerAlways(deliver);
-      } else if (!remote.outbox().offer(deliver)) {
-        spec.handle().refused(deliver, remote.outbox());
+        home.outbox().offerAlways(deliver);
+      } else if (!home.outbox().offer(deliver)) {
+        spec.handle().refused(deliver, home.outbox());
       }
-    } else {
-      boolean first = !buffers.contains(deliver.shardId());
-      if (!buffers.offer(deliver.shardId(), deliver)) {
-        drop(deliver.message(), "buffer full (buffer-size = " + buffers.limit() + "), dropping a message for shard ["
-            + deliver.shardId() + "] whose home is not known yet");
-      } else if (first) {
-        requestHome(deliver.shardId());
-      }
+    } else if (route instanceof Held h && h.askForHome()) {
+      requestHome(deliver.shardId());
+    } else if (route instanceof Refused refused) {
+      drop(deliver.message(), refused.reason());
     }
   }
 
-  private Behavior<Object> onShardHome(ShardHome home) {
+  /** Routes again what was released (before the table is published: held messages go first). */
+  private void reroute(List<Deliver> released) {
+    released.forEach(d -> route(d, true));
+  }
+
+  private void publish() {
+    spec.handle().publish(routing.table());
+  }
+
+  private void drop(Object message, String reason) {
+    drops.dropped(message, reason, Adapter.toClassic(self));
+  }
+
+  private void onShardHome(ShardHome home) {
     String shardId = home.shardId();
-    if (deadRegions.contains(home.region())) {
-      log.debug("Entity type [{}]: ignoring {}: that region is gone; asking again later", spec.typeName(), home);
-      return Behaviors.same();
+    ShardHomeAnswer.Decision decision = ShardHomeAnswer.decide(regions.isDead(home.region()),
+        routing.closingFor(shardId), handOffs.isHandingOff(shardId), home.region().equals(self), spec.proxyOnly(),
+        routing.table().knownHome(shardId) instanceof Local);
+    if (decision instanceof ShardHomeAnswer.Ignore ignore) {
+      log.debug("Entity type [{}]: ignoring {}: {}", spec.typeName(), home, ignore.why());
+      return;
     }
-    if (table.knownHome(shardId) instanceof Remote gone && table.isClosing(gone.region())) {
-      // What the old home's link hands back must go first; the home is asked again after that.
-      log.debug("Entity type [{}]: ignoring {} until the link to {} is closed", spec.typeName(), home, gone.region());
-      return Behaviors.same();
+    if (decision instanceof ShardHomeAnswer.CannotHost) {
+      log.error("Entity type [{}]: the coordinator placed shard [{}] in a proxy-only region; ignoring it",
+          spec.typeName(), shardId);
+      return;
     }
-    HandOffState handOff = handOffs.get(shardId);
-    if (handOff != null) {
-      if (!home.region().equals(self)) {
-        log.debug("Entity type [{}]: shard [{}] is being handed off; ignoring {}", spec.typeName(), shardId, home);
-        return Behaviors.same();
+    if (decision instanceof ShardHomeAnswer.HostHere host) {
+      if (host.resume()) {
+        resumeHandedOff(shardId);
       }
-      // The coordinator gave the hand-off up: the shard stays and takes messages again. If it
-      // has stopped meanwhile, its termination is seen as unexpected and it starts again.
-      handOffs.remove(shardId);
-      if (handOff.shard != null) {
-        if (handOff.stopping) {
-          handOff.shard.tell(Shard.CancelHandOff.INSTANCE);
-        }
-        table = table.withHome(shardId, new Local(handOff.shard));
+      if (!(routing.table().knownHome(shardId) instanceof Local)) {
+        startShard(shardId);
       }
-    }
-    Home current = table.knownHome(shardId);
-    if (home.region().equals(self)) {
-      if (spec.proxyOnly()) {
-        log.error("Entity type [{}]: the coordinator placed shard [{}] in a proxy-only region; ignoring it",
-            spec.typeName(), shardId);
-        return Behaviors.same();
-      }
-      if (!(current instanceof Local)) {
-        Map<String, Integer> limits = entityLimits == null ? Map.of() : entityLimits.added(shardId);
-        ActorRef<Object> shard = context.spawn(
-            Shard.create(spec, shardId, self, limits.getOrDefault(shardId, Integer.MAX_VALUE), drops),
-            URLEncoder.encode(shardId, StandardCharsets.UTF_8));
-        context.watchWith(shard, new ShardTerminated(shardId));
-        table = table.withHome(shardId, new Local(shard));
-        tellLimits(limits, shardId);
-      }
-    } else if (current instanceof Local) {
+    } else if (decision instanceof ShardHomeAnswer.HostedHereAlready) {
       log.error("Entity type [{}]: the coordinator says shard [{}] lives in {}, but it is hosted here; keeping it "
           + "here", spec.typeName(), shardId, home.region());
     } else {
-      if (watchedRegions.add(home.region())) {
-        context.watchWith(home.region(), new RegionTerminated(home.region()));
-      }
-      table = table.withHome(shardId, new Remote(home.region(), outboxFor(home.region())));
+      watch(home.region());
+      routing.home(shardId, new Remote(home.region(), links.outboxFor(home.region())));
     }
-    for (Object held : buffers.drain(shardId)) {
-      route((Deliver) held, true);
-    }
-    spec.handle().publish(table);
-    return afterChange();
-  }
-
-  private Behavior<Object> onRegionTerminated(RegionTerminated terminated) {
-    ActorRef<Object> region = terminated.region();
-    watchedRegions.remove(region);
-    deadRegions.add(region);
-    if (deadRegions.size() > DEAD_REGIONS_REMEMBERED) {
-      deadRegions.remove(deadRegions.iterator().next());
-    }
-    for (String shardId : List.copyOf(handOffs.keySet())) {
-      HandOffState handOff = handOffs.get(shardId);
-      if (handOff.awaitingMarkers.remove(region)) {
-        maybeStopShard(shardId, handOff);
-      }
-    }
-    Outbox outbox = links.get(region);
-    if (outbox == null) {
-      forgetRegion(region);
-      return afterChange();
-    }
-    // Hold its shards' messages until the link has handed back what it still has: that is older
-    // than anything sent from now on. The link closes once no caller can still be sending into it.
-    table = table.withClosing(region);
-    spec.handle().publish(table);
-    whenQuiet(spec.handle()::allShortcutsQuiet, () -> outbox.link().tell(new DeliveryLink.Close(self)));
-    return Behaviors.same();
+    reroute(routing.release(shardId));
+    publish();
   }
 
   /**
-   * The link to a region that is gone has stopped: what it never sent, and (if so configured)
-   * what the region never acknowledged, goes to the shards' next homes ahead of anything held
-   * for them since.
+   * The coordinator gave the shard's hand-off up: the shard stays and takes messages again. If it
+   * has stopped meanwhile, its termination is seen as unexpected and it starts again.
    */
-  private Behavior<Object> onLinkClosed(DeliveryLink.Closed closed) {
-    ActorRef<Object> region = closed.destination();
-    links.remove(region);
-    List<Object> back = new ArrayList<>();
-    if (spec.settings().remoteDelivery().redeliverUnacknowledgedAfterCrash()) {
-      back.addAll(closed.unacknowledged());
-    } else if (!closed.unacknowledged().isEmpty()) {
-      log.warn("Entity type [{}]: region {} is gone without acknowledging {} message(s); they may have been lost "
-          + "with it (shardkit.sharding.remote-delivery.redeliver-unacknowledged-after-crash = on sends such "
-          + "messages to the shards' new homes)", spec.typeName(), region, closed.unacknowledged().size());
-    }
-    back.addAll(closed.unsent());
-    Map<String, List<Object>> byShard = new java.util.LinkedHashMap<>();
-    for (Object item : back) {
-      if (item instanceof Deliver d) {
-        byShard.computeIfAbsent(d.shardId(), k -> new ArrayList<>()).add(d);
+  private void resumeHandedOff(String shardId) {
+    OwnerHandOffs.Cancelled<ActorRef<Object>> cancelled = handOffs.cancel(shardId);
+    cancelled.shard().ifPresent(shard -> {
+      if (cancelled.stopping()) {
+        shard.tell(Shard.CancelHandOff.INSTANCE);
       }
-      // A hand-off marker for a region that is gone has nobody to reach; its hand-off ends with it.
-    }
-    byShard.forEach(buffers::prepend);
-    if (!byShard.isEmpty()) {
-      log.info("Entity type [{}]: {} message(s) for {} shard(s) of region {} go to their next homes",
-          spec.typeName(), byShard.values().stream().mapToInt(List::size).sum(), byShard.size(), region);
-    }
-    forgetRegion(region);
-    return afterChange();
+      routing.home(shardId, new Local(shard));
+    });
   }
 
-  private void forgetRegion(ActorRef<Object> region) {
-    List<String> lost = table.shardsOf(region);
-    table = table.withoutRegion(region);
-    spec.handle().publish(table);
-    // Messages held while its node was unreachable (or its link closed) wait for the shards' next homes.
-    buffers.keys().stream().filter(id -> table.knownHome(id) == null).forEach(this::requestHome);
-    log.info("Entity type [{}]: region {} is gone; {} shard(s) will get a new home when next used",
-        spec.typeName(), region, lost.size());
+  private void startShard(String shardId) {
+    Map<String, Integer> limits = entityLimits == null ? Map.of() : entityLimits.added(shardId);
+    ActorRef<Object> shard = context.spawn(
+        Shard.create(spec, shardId, self, limits.getOrDefault(shardId, Integer.MAX_VALUE), drops),
+        URLEncoder.encode(shardId, StandardCharsets.UTF_8));
+    context.watchWith(shard, new ShardTerminated(shardId));
+    routing.home(shardId, new Local(shard));
+    tellLimits(limits, shardId);
   }
 
-  /**
-   * A node became unreachable or was downed (messages for shards there are held from now on), or
-   * is reachable again and was not downed (what was held goes on, before the shortcut may send
-   * anything newer); see {@link HeldNodes}.
-   */
-  private Behavior<Object> onReachability(Address node, HeldNodes next) {
-    heldNodes = next;
-    Set<Address> unreachable = next.addresses();
-    boolean reachable = !unreachable.contains(node);
-    if (unreachable.equals(table.unreachable())) {
-      return Behaviors.same();
+  private void watch(ActorRef<Object> region) {
+    if (regions.watch(region)) {
+      context.watchWith(region, new RegionTerminated(region));
     }
-    table = table.withUnreachable(unreachable);
-    List<String> affected = table.shardsOn(node);
-    if (reachable) {
-      // What the links sent while it was away is sent again now, not when their grown resend
-      // timeouts run out.
-      links.forEach((region, outbox) -> {
-        if (region.path().address().equals(node)) {
-          outbox.link().tell(DeliveryLink.ResendNow.INSTANCE);
-        }
-      });
-      for (String shardId : affected) {
-        for (Object held : buffers.drain(shardId)) {
-          route((Deliver) held, true);
-        }
-      }
-    }
-    spec.handle().publish(table);
-    if (!affected.isEmpty()) {
-      log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), node,
-          reachable ? "reachable again" : "unreachable", affected.size(), reachable ? "go on" : "are held");
-    }
-    return afterChange();
   }
 
-  /**
-   * This node's delivery gate closed (the node may have been downed while it was not looking:
-   * messages for the shards hosted here are held from now on), opened (what was held goes on,
-   * before the shortcut may send anything newer), or closed for good (the node is out of the
-   * cluster: the region stops, and its shards with it, without hand-off).
-   */
-  private Behavior<Object> onGateChanged(GateKeeper.GateChanged change) {
-    if (change == GateKeeper.GateChanged.DOWN) {
-      log.warn("Entity type [{}]: this node is no longer a member of the cluster; the region stops with its {} "
-          + "shard(s), without hand-off, and drops the {} message(s) it holds", spec.typeName(),
-          table.localShards().size(), buffers.total());
-      for (String shardId : List.copyOf(buffers.keys())) {
-        buffers.drain(shardId).forEach(m -> drop(((Deliver) m).message(), "this node is no longer a member of the "
-            + "cluster, dropping a message for shard [" + shardId + "]"));
-      }
-      shutdownWaiters.forEach(w -> w.tell(org.apache.pekko.Done.getInstance()));
-      return Behaviors.stopped();
-    }
-    boolean held = change == GateKeeper.GateChanged.CLOSED;
-    if (table.localHeld() == held) {
-      return Behaviors.same();
-    }
-    table = table.withLocalHeld(held);
-    if (!held) {
-      // Batches refused while the gate was closed are asked for again now, not after their
-      // senders' resend timeouts.
-      inbound.takeRefused().forEach(link -> link.tell(new DeliveryAck(inbound.lastDelivered(link), true)));
-      for (String shardId : table.localShards().keySet()) {
-        for (Object message : buffers.drain(shardId)) {
-          route((Deliver) message);
-        }
-      }
-    }
-    spec.handle().publish(table);
-    return afterChange();
-  }
-
-  /**
-   * A downed node's shards are held even if it is reachable (it may wake from a freeze just after
-   * the others downed it): they get new homes when it has been removed. A node joining again at a
-   * held address ends the holds of its old incarnation.
-   */
-  private Behavior<Object> onMemberEvent(MemberEvent event) {
-    Member member = event.member();
-    if (member.uniqueAddress().equals(Cluster.get(context.getSystem()).selfMember().uniqueAddress())) {
-      return Behaviors.same();
-    }
-    if (event instanceof MemberDowned) {
-      return onReachability(member.address(), heldNodes.downed(member.address(), member.uniqueAddress().longUid()));
-    }
-    if (event instanceof MemberJoined || event instanceof MemberWeaklyUp || event instanceof MemberUp) {
-      return onReachability(member.address(), heldNodes.joined(member.address(), member.uniqueAddress().longUid()));
-    }
-    return Behaviors.same();
-  }
-
-  private Behavior<Object> onShardTerminated(ShardTerminated terminated) {
-    String shardId = terminated.shardId();
+  private void onShardTerminated(String shardId, boolean restartRemembered) {
     if (entityLimits != null) {
       tellLimits(entityLimits.removed(shardId), null);
     }
-    HandOffState handOff = handOffs.get(shardId);
-    if (handOff != null && handOff.stopping) {
+    Optional<OwnerHandOffs.Stopped<ActorRef<Object>>> handedOff = handOffs.shardTerminated(shardId);
+    if (handedOff.isPresent()) {
       // Every entity has stopped (a shard stops after its children): the next home may start it.
-      handOffs.remove(shardId);
-      if (buffers.contains(shardId)) {
-        requestHome(shardId);
-      }
-      coordinatorOrProxy().tell(new ShardStopped(shardId, self, handOff.id));
-      log.debug("Entity type [{}]: shard [{}] handed off", spec.typeName(), shardId);
-      return afterChange();
-    }
-    if (table.knownHome(shardId) instanceof Local) {
-      table = table.without(shardId);
-      spec.handle().publish(table);
-      if (spec.rememberEntities().isPresent() && !shuttingDown) {
+      perform(handedOff.get());
+    } else if (routing.table().knownHome(shardId) instanceof Local) {
+      routing.noHome(shardId);
+      publish();
+      if (spec.rememberEntities().isPresent() && restartRemembered) {
         Duration backoff = spec.settings().entityRestartBackoff();
         log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again in {} ms with its remembered "
             + "entities", spec.typeName(), shardId, backoff.toMillis());
@@ -666,29 +505,18 @@ public final class ShardRegion {
             spec.typeName(), shardId);
       }
     }
-    return afterChange();
   }
 
-  private Behavior<Object> onRestartShard(RestartShard restart) {
-    if (table.knownHome(restart.shardId()) == null && !handOffs.containsKey(restart.shardId())) {
-      requestHome(restart.shardId());
-    }
-    return Behaviors.same();
-  }
-
-  // ---- active-entity limit
-
-  private Behavior<Object> onEntitiesLive(Shard.EntitiesLive live) {
-    if (entityLimits != null && table.knownHome(live.shardId()) instanceof Local) {
+  private void onEntitiesLive(Shard.EntitiesLive live) {
+    if (entityLimits != null && routing.table().knownHome(live.shardId()) instanceof Local) {
       tellLimits(entityLimits.reported(live.shardId(), live.live()), null);
     }
-    return Behaviors.same();
   }
 
-  /** Tells each local shard whose share changed; {@code skip} was just given its share at spawn. */
+  /** Tells each local shard whose share of the active-entity limit changed; {@code skip} got its share at spawn. */
   private void tellLimits(Map<String, Integer> limits, String skip) {
     limits.forEach((shardId, limit) -> {
-      if (!shardId.equals(skip) && table.knownHome(shardId) instanceof Local local) {
+      if (!shardId.equals(skip) && routing.table().knownHome(shardId) instanceof Local local) {
         local.shard().tell(new Shard.EntityLimit(limit));
       }
     });
@@ -696,238 +524,185 @@ public final class ShardRegion {
 
   // ---- hand-off
 
-  private Behavior<Object> onBeginHandOff(BeginHandOff begin) {
+  private void onBeginHandOff(BeginHandOff begin) {
     String shardId = begin.shardId();
-    Home current = table.knownHome(shardId);
-    table = table.without(shardId);
-    spec.handle().publish(table);
-    if (begin.owner().equals(self)) {
-      if (!handOffs.containsKey(shardId)) {
-        Set<ActorRef<Object>> awaiting = new HashSet<>(begin.regions());
-        awaiting.remove(self);
-        awaiting.removeAll(earlyMarkers.getOrDefault(new HandOffKey(shardId, begin.handOffId()), Set.of()));
-        earlyMarkers.keySet().removeIf(k -> k.shardId().equals(shardId));
-        for (ActorRef<Object> region : awaiting) {
-          if (watchedRegions.add(region)) {
-            context.watchWith(region, new RegionTerminated(region));
-          }
+    Home current = routing.table().knownHome(shardId);
+    routing.noHome(shardId);
+    publish();
+    if (!begin.owner().equals(self)) {
+      // The marker goes into this node's link to the owner, behind everything handed to it before.
+      HandOffMarker marker = new HandOffMarker(shardId, self, begin.handOffId());
+      whenQuiet(() -> spec.handle().shortcutsQuiet(shardId), () -> {
+        if (!regions.isDead(begin.owner())) {
+          links.outboxFor(begin.owner()).offerAlways(marker);
         }
-        HandOffState handOff = new HandOffState(current instanceof Local l ? l.shard() : null, begin.handOffId(),
-            awaiting);
-        handOffs.put(shardId, handOff);
-        whenRouteClosed(shardId, () -> {
-          handOff.ownRouteClosed = true;
-          maybeStopShard(shardId, handOff);
-        });
-      }
-    } else {
-      whenRouteClosed(shardId, () -> sendMarker(begin.owner(), new HandOffMarker(shardId, self, begin.handOffId())));
+      });
+    } else if (!handOffs.isHandingOff(shardId)) {
+      handOffs.begin(shardId, begin.handOffId(), current instanceof Local l ? l.shard() : null, begin.regions(), self)
+          .forEach(this::watch);
+      whenQuiet(() -> spec.handle().shortcutsQuiet(shardId),
+          () -> handOffs.ownRouteClosed(shardId, begin.handOffId()).ifPresent(this::perform));
     }
-    if (buffers.contains(shardId)) {
+    if (routing.holds(shardId)) {
       requestHome(shardId);
     }
-    return Behaviors.same();
   }
 
-  private Behavior<Object> onHandOffMarker(HandOffMarker marker) {
-    HandOffState handOff = handOffs.get(marker.shardId());
-    log.debug("Entity type [{}]: hand-off marker for shard [{}] from {}; awaiting {}", spec.typeName(),
-        marker.shardId(), marker.region().path(), handOff == null ? "nothing" : handOff.awaitingMarkers);
-    if (handOff == null) {
-      earlyMarkers.computeIfAbsent(new HandOffKey(marker.shardId(), marker.handOffId()), k -> new HashSet<>())
-          .add(marker.region());
-    } else if (handOff.id == marker.handOffId() && handOff.awaitingMarkers.remove(marker.region())) {
-      maybeStopShard(marker.shardId(), handOff);
-    }
-    return Behaviors.same();
+  private void onHandOffMarker(HandOffMarker marker) {
+    log.debug("Entity type [{}]: hand-off marker for shard [{}] from {}", spec.typeName(), marker.shardId(),
+        marker.region().path());
+    handOffs.marker(marker.shardId(), marker.handOffId(), marker.region()).ifPresent(this::perform);
   }
 
-  /** Stops the shard once nothing more can reach it: every region's marker is in, ours too. */
-  private void maybeStopShard(String shardId, HandOffState handOff) {
-    if (handOff.stopping || !handOff.ownRouteClosed || !handOff.awaitingMarkers.isEmpty()) {
-      return;
-    }
-    handOff.stopping = true;
-    log.debug("Entity type [{}]: every route to shard [{}] is closed; stopping its entities", spec.typeName(),
-        shardId);
-    if (handOff.shard != null) {
-      handOff.shard.tell(Shard.HandOff.INSTANCE);
-    } else {
-      handOffs.remove(shardId);
-      coordinatorOrProxy().tell(new ShardStopped(shardId, self, handOff.id));
+  private void perform(OwnerHandOffs.Step<ActorRef<Object>> step) {
+    if (step instanceof OwnerHandOffs.StopShard<ActorRef<Object>> stop) {
+      log.debug("Entity type [{}]: every route to shard [{}] is closed; stopping its entities", spec.typeName(),
+          stop.shardId());
+      stop.shard().tell(Shard.HandOff.INSTANCE);
+    } else if (step instanceof OwnerHandOffs.Stopped<ActorRef<Object>> stopped) {
+      if (routing.holds(stopped.shardId())) {
+        requestHome(stopped.shardId());
+      }
+      coordinatorOrProxy().tell(new ShardStopped(stopped.shardId(), self, stopped.handOffId()));
+      log.debug("Entity type [{}]: shard [{}] handed off", spec.typeName(), stopped.shardId());
     }
   }
 
   /**
-   * Sends a hand-off marker to the shard's owner through this region's link to it: behind every
-   * message for the shard this region (or a caller on its node) handed that link before.
-   */
-  private void sendMarker(ActorRef<Object> owner, HandOffMarker marker) {
-    if (deadRegions.contains(owner)) {
-      return;
-    }
-    outboxFor(owner).offerAlways(marker);
-  }
-
-  /**
-   * Runs {@code action} once no caller can still send to the shard's old home by the shortcut:
-   * the table without it is published, and no caller is between reading a table and sending.
-   */
-  private void whenRouteClosed(String shardId, Runnable action) {
-    whenQuiet(() -> spec.handle().shortcutsQuiet(shardId), action);
-  }
-
-  /**
-   * Runs {@code action} once {@code quiet} holds. Actions run in the order they were asked for:
-   * once one has to wait, every later one waits behind it.
+   * Runs {@code action} once {@code quiet} holds (no caller can still send by an older table),
+   * after every action asked for before it.
    */
   private void whenQuiet(BooleanSupplier quiet, Runnable action) {
-    if (waitingForQuiet.isEmpty()) {
-      for (int spins = 0; spins < 200; spins++) {
-        if (quiet.getAsBoolean()) {
-          action.run();
-          return;
-        }
-        Thread.onSpinWait();
-      }
+    if (quietWaits.runWhenQuiet(quiet, action)) {
+      // A caller was preempted mid-send: look again shortly rather than block the region.
+      timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1));
     }
-    // A caller was preempted mid-send: look again shortly rather than block the region.
-    waitingForQuiet.add(new QuietWait(quiet, action));
-    timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1));
   }
 
-  private Behavior<Object> onQuietCheck() {
-    List<QuietWait> waiting = List.copyOf(waitingForQuiet);
-    waitingForQuiet.clear();
-    waiting.forEach(w -> whenQuiet(w.quiet(), w.action()));
-    return Behaviors.same();
-  }
-
-  // ---- remote delivery
-
-  /** This region's link to {@code destination}, started on first use. */
-  private Outbox outboxFor(ActorRef<Object> destination) {
-    Outbox outbox = links.get(destination);
-    if (outbox == null) {
-      outbox = new Outbox(destination, spec.settings().bufferSize());
-      ActorRef<Object> link = context.spawn(DeliveryLink.create(outbox, spec.settings().remoteDelivery(), serializer,
-          drops, maximumFrameSize), "link-" + (++linkCount));
-      outbox.attach(link);
-      links.put(destination, outbox);
-    }
-    return outbox;
-  }
+  // ---- remote delivery and membership
 
   /** A batch from another region's link: delivered if it is the next in that link's sequence. */
-  private Behavior<Object> onDeliveryBatch(DeliveryBatch batch) {
-    ActorRef<Object> link = batch.link();
-    if (table.localHeld()) {
-      // This node may have been downed while it was not looking. Taking the batch would make its
-      // sender count its messages as delivered; unacknowledged, they are sent again once the node
-      // is confirmed a member, or handed back to the sender's region if it is removed.
-      log.debug("Entity type [{}]: batch {} from {} waits until this node is confirmed a member", spec.typeName(),
-          batch.seq(), link);
-      inbound.refuse(link);
-      return Behaviors.same();
+  private void onDeliveryBatch(DeliveryBatch batch) {
+    if (!links.accept(batch, routing.table().localHeld())) {
+      return;
     }
-    boolean known = inbound.knows(link);
-    switch (inbound.offer(link, batch.seq())) {
-      case DELIVER -> {
-        if (!known) {
-          context.watchWith(link, new InboundLinkTerminated(link));
-        }
-        for (Object item : batch.items()) {
-          if (item instanceof Deliver d) {
-            onDeliver(d);
-          } else if (item instanceof HandOffMarker m) {
-            onHandOffMarker(m);
-          } else if (item instanceof UndeliverableItem u) {
-            drop(u, "a message for entity [" + u.entityId() + "] from " + link.path().address()
-                + " could not be read: " + u.reason());
-          }
-        }
-        link.tell(new DeliveryAck(batch.seq(), false));
-      }
-      case DUPLICATE -> link.tell(new DeliveryAck(inbound.lastDelivered(link), false));
-      case GAP_ASK_RESEND -> {
-        log.debug("Entity type [{}]: batch {} from {} arrived before batch {}; asking for it again", spec.typeName(),
-            batch.seq(), link, inbound.lastDelivered(link) + 1);
-        link.tell(new DeliveryAck(inbound.lastDelivered(link), true));
-      }
-      case GAP -> { }
-    }
-    return Behaviors.same();
-  }
-
-  /** Messages waiting in this region's links or sent and not yet acknowledged. */
-  private int inLinks() {
-    return links.values().stream().mapToInt(Outbox::pending).sum();
-  }
-
-  // ---- graceful shutdown
-
-  private Behavior<Object> onGracefulShutdown(GracefulShutdown shutdown) {
-    shutdownWaiters.add(shutdown.replyTo());
-    if (!shuttingDown) {
-      shuttingDown = true;
-      log.info("Entity type [{}]: region shutting down; handing off {} shard(s)", spec.typeName(),
-          table.localShards().size());
-      if (!spec.proxyOnly()) {
-        coordinatorOrProxy().tell(new GracefulShutdownReq(self));
+    for (Object item : batch.items()) {
+      if (item instanceof Deliver d) {
+        onDeliver(d);
+      } else if (item instanceof HandOffMarker m) {
+        onHandOffMarker(m);
+      } else if (item instanceof UndeliverableItem u) {
+        drop(u, "a message for entity [" + u.entityId() + "] from " + batch.link().path().address()
+            + " could not be read: " + u.reason());
       }
     }
-    return afterChange();
+    links.acknowledge(batch);
   }
 
-  /** Stops a shutting-down region once it hosts nothing and holds nothing. */
-  private Behavior<Object> afterChange() {
-    if (shuttingDown && table.localShards().isEmpty() && handOffs.isEmpty() && buffers.total() == 0) {
-      if (inLinks() > 0) {
-        // What this node sent to others is on its way: stop once it has been acknowledged.
-        timers.startSingleTimer(LinksFlushedCheck.INSTANCE, Duration.ofMillis(20));
-        return Behaviors.same();
-      }
-      shutdownWaiters.forEach(w -> w.tell(org.apache.pekko.Done.getInstance()));
-      log.info("Entity type [{}]: region shut down gracefully", spec.typeName());
-      return Behaviors.stopped();
+  private void onRegionTerminated(ActorRef<Object> region) {
+    regions.terminated(region);
+    handOffs.regionGone(region).forEach(this::perform);
+    if (!links.hasLinkTo(region)) {
+      forgetRegion(region);
+      return;
     }
-    return Behaviors.same();
+    // Hold its shards' messages until the link has handed back what it still has: that is older
+    // than anything sent from now on. The link closes once no caller can still be sending into it.
+    routing.closing(region);
+    publish();
+    whenQuiet(spec.handle()::allShortcutsQuiet, () -> links.close(region, self));
   }
 
-  private ActorRef<Object> coordinatorOrProxy() {
-    return coordinator != null ? coordinator : spec.coordinator();
+  /** What the closed link to a region that is gone hands back goes first to the shards' next homes. */
+  private void onLinkClosed(DeliveryLink.Closed closed) {
+    List<Deliver> back = links.closed(closed);
+    int shards = routing.handBack(back);
+    if (shards > 0) {
+      log.info("Entity type [{}]: {} message(s) for {} shard(s) of region {} go to their next homes",
+          spec.typeName(), back.size(), shards, closed.destination());
+    }
+    forgetRegion(closed.destination());
   }
 
-  private Behavior<Object> drop(Object message, String reason) {
-    drops.dropped(message, reason, Adapter.toClassic(self));
-    return Behaviors.same();
+  private void forgetRegion(ActorRef<Object> region) {
+    int lost = routing.forget(region);
+    publish();
+    // Messages held while its node was unreachable (or its link closed) wait for the shards' next homes.
+    askForHeldHomes();
+    log.info("Entity type [{}]: region {} is gone; {} shard(s) will get a new home when next used",
+        spec.typeName(), region, lost);
+  }
+
+  /**
+   * A node became unreachable or was downed (messages for shards there are held from now on), or
+   * is reachable again and was not downed (what was held goes on, before the shortcut may send
+   * anything newer); see {@link HeldNodes}. A node joining again at a held address ends the holds
+   * of its old incarnation.
+   */
+  private void onNode(Member member, HeldNodeChange change) {
+    if (member.uniqueAddress().equals(Cluster.get(context.getSystem()).selfMember().uniqueAddress())) {
+      return;
+    }
+    Address node = member.address();
+    long uid = member.uniqueAddress().longUid();
+    routing.nodeChanged(node, held -> change.apply(held, node, uid)).ifPresent(c -> {
+      if (c.reachable()) {
+        links.resendNow(node);
+        reroute(c.released());
+      }
+      publish();
+      if (!c.affected().isEmpty()) {
+        log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), node,
+            c.reachable() ? "reachable again" : "unreachable", c.affected().size(), c.reachable() ? "go on" : "are held");
+      }
+    });
+  }
+
+  /** A transition of {@link HeldNodes} for one node's incarnation. */
+  private interface HeldNodeChange {
+    HeldNodes apply(HeldNodes held, Address node, long uid);
+  }
+
+  /**
+   * This node's delivery gate closed (the node may have been downed while it was not looking:
+   * messages for the shards hosted here are held from now on) or opened (what was held goes on,
+   * before the shortcut may send anything newer).
+   */
+  private void onGateChanged(GateKeeper.GateChanged change) {
+    routing.gate(change == GateKeeper.GateChanged.CLOSED).ifPresent(released -> {
+      if (change == GateKeeper.GateChanged.OPENED) {
+        links.askForRefused();
+      }
+      reroute(released);
+      publish();
+    });
+  }
+
+  /** This node is out of the cluster: the region stops, and its shards with it, without hand-off. */
+  private Behavior<Object> stopOutOfCluster() {
+    log.warn("Entity type [{}]: this node is no longer a member of the cluster; the region stops with its {} "
+        + "shard(s), without hand-off, and drops the {} message(s) it holds", spec.typeName(),
+        routing.table().localShards().size(), routing.held());
+    routing.releaseAll().forEach(d -> drop(d.message(), "this node is no longer a member of the cluster, dropping "
+        + "a message for shard [" + d.shardId() + "]"));
+    shutdownWaiters.forEach(w -> w.tell(Done.getInstance()));
+    return Behaviors.stopped();
   }
 
   // ---- inspection
 
-  private Behavior<Object> onGetLocalState(GetLocalState get) {
-    int held = buffers.total() + inLinks();
+  private void onGetLocalState(GetLocalState get) {
+    int holding = routing.held() + links.pending();
     long dropped = drops.total();
-    ShardingSettings settings = spec.settings();
-    collect(get.timeout(), shards -> get.replyTo().tell(new LocalState(new ShardRegionState(
-        shards.stream().map(s -> new ShardRegionState.ShardState(s.shardId(), s.entityIds()))
-            .collect(java.util.stream.Collectors.toSet()), held, dropped,
-        new ShardRegionState.Passivation(settings.passivationIdleTimeout(), settings.activeEntityLimit(),
-            shards.stream().mapToLong(Shard.ShardSnapshot::idlePassivations).sum(),
-            shards.stream().mapToLong(Shard.ShardSnapshot::limitPassivations).sum())))));
-    return Behaviors.same();
+    collect(get.timeout(), shards -> get.replyTo().tell(new LocalState(RegionReport.state(shards, holding, dropped,
+        spec.settings()))));
   }
 
-  private Behavior<Object> onGetRegionStats(GetRegionStats get) {
-    collect(STATS_TIMEOUT, shards -> {
-      Map<String, Integer> counts = new HashMap<>();
-      shards.forEach(s -> counts.put(s.shardId(), s.entityIds().size()));
-      get.replyTo().tell(new RegionStats(counts));
-    });
-    return Behaviors.same();
+  private void onGetRegionStats(GetRegionStats get) {
+    collect(STATS_TIMEOUT, shards -> get.replyTo().tell(new RegionStats(RegionReport.entityCounts(shards))));
   }
 
-  private void collect(Duration timeout, java.util.function.Consumer<Set<Shard.ShardSnapshot>> onDone) {
-    context.spawnAnonymous(ShardStateCollector.create(table.localShards().values(), timeout, onDone));
+  private void collect(Duration timeout, Consumer<Set<Shard.ShardSnapshot>> onDone) {
+    context.spawnAnonymous(ShardStateCollector.create(routing.table().localShards().values(), timeout, onDone));
   }
 }

@@ -1,0 +1,204 @@
+package dev.shardkit.sharding.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The owner's side of moving shards away from a region: for each shard being handed off, which
+ * routes to it are still open. The shard is told to stop its entities only once nothing more can
+ * reach it: every other region's {@code HandOffMarker} is in (or that region is gone), and the
+ * owner's own route is closed (no caller on its node can still send by the routing shortcut).
+ * Its termination then completes the move, which the owner reports to the coordinator.
+ *
+ * <p>Each move of a shard has an id, so a marker of an earlier move that was given up never counts
+ * for a later one. A marker may arrive before the coordinator's {@code BeginHandOff} (they travel
+ * different ways: region → owner, coordinator → owner); it is kept and counts when its move begins.
+ *
+ * <p>Each move goes through explicit phases: the own route open, then closed, then the shard
+ * stopping. A pure value owned by the region actor; not thread-safe.
+ *
+ * @param <R> what identifies a region
+ * @param <S> a shard's actor
+ */
+final class OwnerHandOffs<R, S> {
+
+  /** What the owner must do for a move. */
+  sealed interface Step<S> {
+    String shardId();
+  }
+
+  /** Every route is closed: tell the shard to stop its entities; its termination ends the move. */
+  record StopShard<S>(String shardId, S shard) implements Step<S> {}
+
+  /**
+   * The move of the shard is complete (its shard has terminated, or none ran here): report it to
+   * the coordinator. The move is forgotten.
+   */
+  record Stopped<S>(String shardId, int handOffId) implements Step<S> {}
+
+  /** A move the coordinator gave up: the shard stays, and {@code shard} (if it runs here) takes messages again. */
+  record Cancelled<S>(Optional<S> shard, boolean stopping) {}
+
+  private enum Phase {
+    /** Callers on this node may still be sending by the shortcut; markers are being collected. */
+    OWN_ROUTE_OPEN,
+    /** Only other regions' markers are awaited. */
+    OWN_ROUTE_CLOSED,
+    /** The shard was told to stop; its termination is awaited. */
+    STOPPING
+  }
+
+  private static final class Move<R, S> {
+    final S shard;
+    final int id;
+    final Set<R> awaiting;
+    Phase phase = Phase.OWN_ROUTE_OPEN;
+
+    Move(S shard, int id, Set<R> awaiting) {
+      this.shard = shard;
+      this.id = id;
+      this.awaiting = awaiting;
+    }
+  }
+
+  private record MoveKey(String shardId, int handOffId) {}
+
+  private final Map<String, Move<R, S>> moves = new HashMap<>();
+  /** Markers that came before their move began, by move. */
+  private final Map<MoveKey, Set<R>> early = new HashMap<>();
+
+  /**
+   * The coordinator began move {@code handOffId} of a shard hosted by {@code self}.
+   *
+   * @param shard the shard's actor, or null when it does not run here (then the move completes
+   *     as soon as every route is closed)
+   * @param regions every region the coordinator told of the move; {@code self} among them is ignored
+   * @return the regions whose markers are still awaited (one that terminates counts as having sent it)
+   * @throws IllegalStateException if a move of the shard is in progress already
+   */
+  Set<R> begin(String shardId, int handOffId, S shard, Set<R> regions, R self) {
+    if (moves.containsKey(shardId)) {
+      throw new IllegalStateException("shard [" + shardId + "] is being handed off already");
+    }
+    Set<R> awaiting = new HashSet<>(regions);
+    awaiting.remove(self);
+    awaiting.removeAll(early.getOrDefault(new MoveKey(shardId, handOffId), Set.of()));
+    // Early markers of other moves of this shard belong to moves that will never begin here.
+    early.keySet().removeIf(k -> k.shardId().equals(shardId));
+    moves.put(shardId, new Move<>(shard, handOffId, awaiting));
+    return Set.copyOf(awaiting);
+  }
+
+  /**
+   * No caller on this node can send to the shard by the shortcut any more.
+   *
+   * @return what to do now; empty if markers are still awaited, or if move {@code handOffId} is
+   *     no longer in progress (it was given up meanwhile)
+   */
+  Optional<Step<S>> ownRouteClosed(String shardId, int handOffId) {
+    Move<R, S> move = moves.get(shardId);
+    if (move == null || move.id != handOffId || move.phase != Phase.OWN_ROUTE_OPEN) {
+      return Optional.empty();
+    }
+    move.phase = Phase.OWN_ROUTE_CLOSED;
+    return stepIfAllClosed(shardId, move);
+  }
+
+  /**
+   * {@code region} sent its marker for move {@code handOffId}: it sends nothing more to the shard.
+   *
+   * @return what to do now; empty if other routes are still open, or the marker counts for nothing
+   *     yet (it came first and is kept) or any more (its move was given up)
+   */
+  Optional<Step<S>> marker(String shardId, int handOffId, R region) {
+    Move<R, S> move = moves.get(shardId);
+    if (move == null) {
+      early.computeIfAbsent(new MoveKey(shardId, handOffId), k -> new HashSet<>()).add(region);
+      return Optional.empty();
+    }
+    if (move.id != handOffId || !move.awaiting.remove(region)) {
+      return Optional.empty();
+    }
+    return stepIfAllClosed(shardId, move);
+  }
+
+  /** {@code region} terminated: it sends nothing more, to any shard. @return what to do now, per move */
+  List<Step<S>> regionGone(R region) {
+    List<Step<S>> steps = new ArrayList<>();
+    for (Map.Entry<String, Move<R, S>> e : List.copyOf(moves.entrySet())) {
+      if (e.getValue().awaiting.remove(region)) {
+        stepIfAllClosed(e.getKey(), e.getValue()).ifPresent(steps::add);
+      }
+    }
+    return steps;
+  }
+
+  /**
+   * The shard's actor terminated.
+   *
+   * @return the completed move, if it stopped because it was told to; empty if it was not being
+   *     handed off, or stopped before every route was closed (then it stopped unexpectedly)
+   */
+  Optional<Stopped<S>> shardTerminated(String shardId) {
+    Move<R, S> move = moves.get(shardId);
+    if (move == null || move.phase != Phase.STOPPING) {
+      return Optional.empty();
+    }
+    moves.remove(shardId);
+    return Optional.of(new Stopped<>(shardId, move.id));
+  }
+
+  /**
+   * The coordinator gave the move up: the shard stays. If it was already told to stop, it must be
+   * told to go on ({@link Cancelled#stopping}).
+   *
+   * @throws IllegalStateException if the shard is not being handed off
+   */
+  Cancelled<S> cancel(String shardId) {
+    Move<R, S> move = moves.remove(shardId);
+    if (move == null) {
+      throw new IllegalStateException("shard [" + shardId + "] is not being handed off");
+    }
+    return new Cancelled<>(Optional.ofNullable(move.shard), move.phase == Phase.STOPPING);
+  }
+
+  /**
+   * The shard's actor while it is being handed off and has not been told to stop: a message from
+   * a region whose marker has not come yet was sent before that region stopped routing here, so
+   * it belongs to this incarnation.
+   */
+  Optional<S> stillRunning(String shardId) {
+    Move<R, S> move = moves.get(shardId);
+    return move == null || move.phase == Phase.STOPPING ? Optional.empty() : Optional.ofNullable(move.shard);
+  }
+
+  boolean isHandingOff(String shardId) {
+    return moves.containsKey(shardId);
+  }
+
+  /** The shards being handed off: they still live here until their entities have stopped. */
+  Set<String> shardIds() {
+    return Set.copyOf(moves.keySet());
+  }
+
+  boolean isEmpty() {
+    return moves.isEmpty();
+  }
+
+  private Optional<Step<S>> stepIfAllClosed(String shardId, Move<R, S> move) {
+    if (move.phase != Phase.OWN_ROUTE_CLOSED || !move.awaiting.isEmpty()) {
+      return Optional.empty();
+    }
+    if (move.shard == null) {
+      moves.remove(shardId);
+      return Optional.of(new Stopped<>(shardId, move.id));
+    }
+    move.phase = Phase.STOPPING;
+    return Optional.of(new StopShard<>(shardId, move.shard));
+  }
+}

@@ -1,0 +1,222 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.slf4j.Logger;
+
+/**
+ * A region's remote delivery: its links to the regions it sends to (a {@link DeliveryLink} behind
+ * an {@link Outbox} per destination, started on first use), the sequences of the other regions'
+ * links that send to it ({@link InboundSequences}), and the closing of a link whose destination
+ * is gone. The region wires its messages to it.
+ *
+ * <ul>
+ *   <li>A batch is delivered only while this node's entities may be given messages: while its
+ *       delivery gate is closed, batches are neither delivered nor acknowledged (their senders
+ *       would count them as delivered), and their links are asked for them again when it opens.
+ *   <li>A closed link hands back what did not reach its destination: what was never sent always
+ *       goes on to the shards' next homes (it is delivered once); what was sent and not
+ *       acknowledged may have been processed there, so it goes on only with
+ *       {@code redeliver-unacknowledged-after-crash}, and is otherwise reported as possibly lost.
+ * </ul>
+ *
+ * <p>Owned by the region actor; not thread-safe (the outboxes themselves are).
+ */
+final class RegionLinks {
+
+  /** A link of another region that sent batches here has stopped: forget its sequence. Local only. */
+  record InboundLinkGone(ActorRef<Object> link) implements NoSerializationVerificationNeeded {}
+
+  private final String typeName;
+  private final Logger log;
+  private final int outboxLimit;
+  private final boolean redeliverUnacknowledged;
+  private final Function<Outbox, ActorRef<Object>> startLink;
+  private final Consumer<ActorRef<Object>> watchInbound;
+  private final BiConsumer<ActorRef<Object>, Object> send;
+  private final Map<ActorRef<Object>, Outbox> links = new HashMap<>();
+  private final InboundSequences<ActorRef<Object>> inbound = new InboundSequences<>();
+
+  /**
+   * @param outboxLimit the most messages a caller finds waiting in an outbox before it is refused
+   * @param startLink starts the link that drains a new outbox, and returns it
+   * @param watchInbound watches a link that sends here for the first time, so that
+   *     {@link #inboundGone} is called when it stops
+   * @param send tells a link (this region's or another's) a message
+   */
+  RegionLinks(String typeName, Logger log, int outboxLimit, boolean redeliverUnacknowledged,
+      Function<Outbox, ActorRef<Object>> startLink, Consumer<ActorRef<Object>> watchInbound,
+      BiConsumer<ActorRef<Object>, Object> send) {
+    this.typeName = typeName;
+    this.log = log;
+    this.outboxLimit = outboxLimit;
+    this.redeliverUnacknowledged = redeliverUnacknowledged;
+    this.startLink = startLink;
+    this.watchInbound = watchInbound;
+    this.send = send;
+  }
+
+  /** The remote delivery of the region {@code context} belongs to: its links are its children. */
+  static RegionLinks of(ActorContext<Object> context, RegionSpec spec, DropReporter drops) {
+    var classic = Adapter.toClassic(context.getSystem());
+    ShardingSerializer serializer = shardingSerializer(classic);
+    int maximumFrameSize = (int) Math.min(Integer.MAX_VALUE,
+        classic.settings().config().getBytes("pekko.remote.artery.advanced.maximum-frame-size"));
+    int[] started = {0};
+    return new RegionLinks(spec.typeName(), context.getLog(), spec.settings().bufferSize(),
+        spec.settings().remoteDelivery().redeliverUnacknowledgedAfterCrash(),
+        outbox -> context.spawn(DeliveryLink.create(outbox, spec.settings().remoteDelivery(), serializer, drops,
+            maximumFrameSize), "link-" + (++started[0])),
+        link -> context.watchWith(link, new InboundLinkGone(link)), ActorRef::tell);
+  }
+
+  private static ShardingSerializer shardingSerializer(org.apache.pekko.actor.ActorSystem classic) {
+    Serializer bound;
+    try {
+      bound = SerializationExtension.get(classic).serializerFor(DeliveryBatch.class);
+    } catch (java.io.NotSerializableException e) {
+      throw new IllegalStateException("shardkit's messages have no serializer; shardkit's reference.conf binds them "
+          + "to " + ShardingSerializer.class.getName() + " in pekko.actor.serialization-bindings", e);
+    }
+    if (!(bound instanceof ShardingSerializer sharding)) {
+      throw new IllegalStateException("shardkit's messages must be bound to " + ShardingSerializer.class.getName()
+          + " (shardkit's reference.conf does so), but pekko.actor.serialization-bindings binds them to "
+          + bound.getClass().getName());
+    }
+    return sharding;
+  }
+
+  // ---- outgoing
+
+  /** The outbox of the link to {@code destination}; the link is started on first use. */
+  Outbox outboxFor(ActorRef<Object> destination) {
+    return links.computeIfAbsent(destination, d -> {
+      Outbox outbox = new Outbox(d, outboxLimit);
+      outbox.attach(startLink.apply(outbox));
+      return outbox;
+    });
+  }
+
+  boolean hasLinkTo(ActorRef<Object> destination) {
+    return links.containsKey(destination);
+  }
+
+  /**
+   * Closes the link to {@code destination}, which is gone; it answers {@code replyTo} with
+   * {@link DeliveryLink.Closed}. Call only once no caller can still hand it messages.
+   */
+  void close(ActorRef<Object> destination, ActorRef<Object> replyTo) {
+    Outbox outbox = links.get(destination);
+    if (outbox != null) {
+      send.accept(outbox.link(), new DeliveryLink.Close(replyTo));
+    }
+  }
+
+  /**
+   * A link has closed and is forgotten.
+   *
+   * @return the messages it handed back that go on to their shards' next homes, oldest first
+   *     (hand-off markers are not among them: a marker for a region that is gone has nobody to
+   *     reach, and its hand-off ends with that region)
+   */
+  List<Deliver> closed(DeliveryLink.Closed closed) {
+    links.remove(closed.destination());
+    List<Object> back = new ArrayList<>();
+    if (redeliverUnacknowledged) {
+      back.addAll(closed.unacknowledged());
+    } else if (!closed.unacknowledged().isEmpty()) {
+      log.warn("Entity type [{}]: region {} is gone without acknowledging {} message(s); they may have been lost "
+          + "with it (shardkit.sharding.remote-delivery.redeliver-unacknowledged-after-crash = on sends such "
+          + "messages to the shards' new homes)", typeName, closed.destination(), closed.unacknowledged().size());
+    }
+    back.addAll(closed.unsent());
+    return back.stream().filter(Deliver.class::isInstance).map(Deliver.class::cast).toList();
+  }
+
+  /**
+   * The node {@code node} is reachable again: the links to it send what is unacknowledged now,
+   * not when their resend timeouts, grown while it was away, run out.
+   */
+  void resendNow(Address node) {
+    links.forEach((destination, outbox) -> {
+      if (destination.path().address().equals(node)) {
+        send.accept(outbox.link(), DeliveryLink.ResendNow.INSTANCE);
+      }
+    });
+  }
+
+  /** Messages waiting in the links, or sent and not yet acknowledged: 0 once all have arrived. */
+  int pending() {
+    return links.values().stream().mapToInt(Outbox::pending).sum();
+  }
+
+  // ---- incoming
+
+  /**
+   * A batch from another region's link.
+   *
+   * @param gateClosed this node's delivery gate is closed: the batch is refused, and asked for
+   *     again once it opens ({@link #askForRefused})
+   * @return true if its items are to be delivered now, and then {@link #acknowledge}d; false if
+   *     it was answered already (a repeat, or one after a missing batch) or is refused
+   */
+  boolean accept(DeliveryBatch batch, boolean gateClosed) {
+    ActorRef<Object> link = batch.link();
+    if (gateClosed) {
+      log.debug("Entity type [{}]: batch {} from {} waits until this node is confirmed a member", typeName,
+          batch.seq(), link);
+      inbound.refuse(link);
+      return false;
+    }
+    boolean known = inbound.knows(link);
+    switch (inbound.offer(link, batch.seq())) {
+      case DELIVER -> {
+        if (!known) {
+          watchInbound.accept(link);
+        }
+        return true;
+      }
+      case DUPLICATE -> send.accept(link, new DeliveryAck(inbound.lastDelivered(link), false));
+      case GAP_ASK_RESEND -> {
+        log.debug("Entity type [{}]: batch {} from {} arrived before batch {}; asking for it again", typeName,
+            batch.seq(), link, inbound.lastDelivered(link) + 1);
+        send.accept(link, new DeliveryAck(inbound.lastDelivered(link), true));
+      }
+      case GAP -> { }
+    }
+    return false;
+  }
+
+  /** The items of a batch {@link #accept}ed have been delivered. */
+  void acknowledge(DeliveryBatch batch) {
+    send.accept(batch.link(), new DeliveryAck(batch.seq(), false));
+  }
+
+  /**
+   * This node's delivery gate opened: the links whose batches were refused while it was closed
+   * are asked for them again now, not after their resend timeouts.
+   */
+  void askForRefused() {
+    inbound.takeRefused().forEach(link -> send.accept(link, new DeliveryAck(inbound.lastDelivered(link), true)));
+  }
+
+  /** A link that sent here has stopped: it will never send again. */
+  void inboundGone(ActorRef<Object> link) {
+    inbound.forget(link);
+  }
+}

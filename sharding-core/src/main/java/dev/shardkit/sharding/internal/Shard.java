@@ -1,30 +1,22 @@
 package dev.shardkit.sharding.internal;
 
-import dev.shardkit.sharding.EntityContext;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.Passivate;
-import dev.shardkit.sharding.ShardCommand;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.EntityTable.AfterStop;
 import dev.shardkit.sharding.internal.EntityTable.HandOffPlan;
 import dev.shardkit.sharding.internal.EntityTable.Wait;
-import dev.shardkit.sharding.internal.RememberedUpdates.Batch;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
-import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Function;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
-import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ChildFailed;
-import org.apache.pekko.actor.typed.MailboxSelector;
 import org.apache.pekko.actor.typed.PostStop;
-import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -38,10 +30,12 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * remember-entities on, keeps its remember-entities store in step and starts the remembered
  * entities when it starts.
  *
- * <p>A shell that stores, applies and sends: every decision about an entity is {@link EntityTable}'s,
- * the store's writes are {@link RememberedUpdates}', automatic passivation's choices are a
- * {@link Recency}'s. Its states are behaviours: {@link #loading} (reading the remembered entities;
- * messages wait), {@link #running}, and {@link #handingOff} (every entity stopped, then the shard).
+ * <p>A shell that carries out decisions made elsewhere: every decision about an entity is
+ * {@link EntityTable}'s, automatic passivation's choices are a {@link Recency}'s; incarnations are
+ * made by {@link EntityIncarnations}, the store is read and written through a
+ * {@link RememberEntitiesLink}. Its states are behaviours: {@link #loading} (reading the remembered
+ * entities; new ones wait), {@link #running}, and {@link #handingOff} (every entity stopped, then
+ * the shard).
  *
  * <p>The shard is the only writer of its store while it runs: a new entity's first message waits
  * until its start is durable, and a shard that is handed off stops only after its last write, so
@@ -86,34 +80,17 @@ public final class Shard {
    */
   public record EntitiesLive(String shardId, int live) implements NoSerializationVerificationNeeded {}
 
-  private record Loaded(Set<String> entityIds) implements NoSerializationVerificationNeeded {}
-
-  private record LoadFailed(Throwable cause) implements NoSerializationVerificationNeeded {}
-
-  private record Written(Batch batch) implements NoSerializationVerificationNeeded {}
-
-  private record WriteFailed(Batch batch, Throwable cause) implements NoSerializationVerificationNeeded {}
-
-  private enum Tick implements NoSerializationVerificationNeeded { LOAD, WRITE, RECOVERY, IDLE, BACKOFF }
-
-  /** Store retries wait this long at first, twice as long after each further failure, up to 5 s. */
-  private static final Backoff STORE_RETRY = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(5), 2);
-  private static final Props ENTITY_MAILBOX = MailboxSelector.fromConfig(GatedMailbox.CONFIG_PATH);
+  private enum Tick implements NoSerializationVerificationNeeded { RECOVERY, IDLE, BACKOFF }
 
   private final ActorContext<Object> ctx;
   private final EntityTypeKey<Object> typeKey;
   private final String shardId;
-  private final Function<EntityContext<Object>, Behavior<Object>> createBehavior;
-  private final Object stopMessage;
   private final ShardingSettings settings;
   private final ActorRef<Object> region;
-  private final ActorRef<ShardCommand> selfAsShard;
   private final EntityTable entities;
   private final DropReporter drops;
-  private final RememberEntitiesStore store;
-  private final RememberedUpdates updates = new RememberedUpdates();
-  private final Backoff.Retries loadRetries = STORE_RETRY.retries();
-  private final Backoff.Retries writeRetries = STORE_RETRY.retries();
+  private final EntityIncarnations incarnations;
+  private final RememberEntitiesLink store;
   private final Recency recency;
   private final long idleNanos;
   /** Entities start only while it is open; their mailboxes hold their messages while it is closed. */
@@ -126,7 +103,6 @@ public final class Shard {
    */
   private Cancellable idleTimer;
   private Cancellable recoveryTimer;
-  private Cancellable retryTimer;
   private Cancellable backoffTimer;
   /** Set while the shard passivates down to a smaller share and the region waits to hear of it. */
   private boolean reportingLive;
@@ -140,15 +116,13 @@ public final class Shard {
     this.ctx = ctx;
     this.typeKey = spec.typeKey();
     this.shardId = shardId;
-    this.createBehavior = spec.createBehavior().orElseThrow();
-    this.stopMessage = spec.stopMessage().orElse(PoisonPill.getInstance());
     this.settings = spec.settings();
     this.region = region;
-    this.selfAsShard = ctx.getSelf().narrow();
     this.drops = drops;
-    this.store = spec.rememberEntities()
+    this.incarnations = new EntityIncarnations(ctx, spec, shardId, drops);
+    this.store = new RememberEntitiesLink(ctx, spec.rememberEntities()
         .map(p -> p.create(ctx.getSystem(), typeKey.name(), shardId, settings))
-        .orElse(NoRememberEntitiesStore.INSTANCE);
+        .orElse(NoRememberEntitiesStore.INSTANCE), "Entity type [" + typeKey.name() + "]: shard [" + shardId + "]");
     this.entities = new EntityTable(settings.bufferSize(), spec.rememberEntities().isPresent(),
         new RestartBackoff(settings.entityRestartBackoff(), settings.entityRestartBackoffMax()));
     entities.limit(entityLimit);
@@ -172,7 +146,7 @@ public final class Shard {
       if (spec.rememberEntities().isEmpty()) {
         return shard.running();
       }
-      shard.load();
+      shard.store.load();
       return shard.loading();
     });
   }
@@ -190,12 +164,11 @@ public final class Shard {
   private Behavior<Object> loading() {
     return shared(BehaviorBuilder.create()
         .onMessage(Deliver.class, d -> deliver(d, false))
-        .onMessage(Loaded.class, l -> {
-          loaded(l.entityIds());
+        .onMessage(RememberEntitiesLink.Loaded.class, l -> {
+          loaded(store.loaded(l));
           return running();
         })
-        .onMessage(LoadFailed.class, this::loadFailed)
-        .onMessageEquals(Tick.LOAD, this::load)
+        .onMessage(RememberEntitiesLink.LoadFailed.class, this::loadFailed)
         .onMessageEquals(HandOff.INSTANCE, () -> handOff(false)));
   }
 
@@ -217,8 +190,12 @@ public final class Shard {
           entityTerminated(t);
           return done(storeRead) ? Behaviors.stopped() : Behaviors.same();
         })
-        .onMessage(Written.class, w -> {
-          written(w.batch());
+        .onMessage(RememberEntitiesLink.Written.class, w -> {
+          written(w);
+          return done(storeRead) ? Behaviors.stopped() : Behaviors.same();
+        })
+        .onMessageEquals(GateOpened.INSTANCE, () -> {
+          gateOpened();
           return done(storeRead) ? Behaviors.stopped() : Behaviors.same();
         })
         .onMessageEquals(HandOff.INSTANCE, Behaviors::same)
@@ -227,12 +204,10 @@ public final class Shard {
           return storeRead ? running() : loading();
         });
     if (!storeRead) {
-      b = b.onMessage(Loaded.class, l -> {
-        loaded(l.entityIds());
+      b = b.onMessage(RememberEntitiesLink.Loaded.class, l -> {
+        loaded(store.loaded(l));
         return done(true) ? Behaviors.stopped() : handingOff(true);
-      })
-          .onMessage(LoadFailed.class, this::loadFailed)
-          .onMessageEquals(Tick.LOAD, this::load);
+      }).onMessage(RememberEntitiesLink.LoadFailed.class, this::loadFailed);
     }
     return shared(b);
   }
@@ -247,13 +222,16 @@ public final class Shard {
           return Behaviors.same();
         })
         .onMessageEquals(Tick.BACKOFF, this::backoffsEnded)
-        .onMessage(Written.class, w -> {
-          written(w.batch());
+        .onMessage(RememberEntitiesLink.Written.class, w -> {
+          written(w);
           return Behaviors.same();
         })
-        .onMessage(WriteFailed.class, this::writeFailed)
-        .onMessageEquals(Tick.WRITE, () -> {
-          flush();
+        .onMessage(RememberEntitiesLink.WriteFailed.class, f -> {
+          store.writeFailed(f);
+          return Behaviors.same();
+        })
+        .onMessage(RememberEntitiesLink.Retry.class, r -> {
+          store.retry(r);
           return Behaviors.same();
         })
         .onMessageEquals(Tick.RECOVERY, () -> {
@@ -268,8 +246,7 @@ public final class Shard {
           return Behaviors.same();
         })
         .onMessageEquals(GateOpened.INSTANCE, () -> {
-          parkedOnGate = false;
-          entities.waitingIds(Wait.GATE).forEach(this::admit);
+          gateOpened();
           return Behaviors.same();
         })
         .onSignal(PostStop.class, s -> postStop())
@@ -304,8 +281,8 @@ public final class Shard {
       switch (entities.arrived(entityId)) {
         case ADMIT -> admit(entityId);
         case REMEMBER_FIRST -> {
-          updates.started(entityId);
-          flush();
+          store.started(entityId);
+          store.flush();
         }
         case HOLD -> { }
       }
@@ -353,28 +330,13 @@ public final class Shard {
       waitForGate(entityId, messages);
       return;
     }
-    Behavior<Object> behavior;
-    try {
-      behavior = createBehavior.apply(new EntityContext<>(typeKey, entityId, selfAsShard));
-      if (behavior == null) {
-        throw new IllegalStateException("the behavior factory returned null");
-      }
-    } catch (RuntimeException e) {
-      ctx.getLog().error("Entity type [{}]: creating entity [{}] in shard [{}] failed", typeKey.name(),
-          entityId, shardId, e);
-      messages.forEach(m -> drops.dropped(m, "entity [" + entityId + "] could not be created: " + e, classicSelf()));
+    org.apache.pekko.actor.ActorRef ref = incarnations.start(entityId, messages);
+    if (ref == null) {
       carryOut(entityId, entities.creationFailed(entityId, System.nanoTime()));
-      return;
-    }
-    ActorRef<Object> spawned = ctx.spawn(behavior, EntityTable.actorName(entityId), ENTITY_MAILBOX);
-    // A plain watch: the table finds the id from the ref's name, so nothing is kept per entity.
-    ctx.watch(spawned);
-    org.apache.pekko.actor.ActorRef ref = Adapter.toClassic(spawned);
-    boolean stopAfterMessages = entities.started(entityId, ref);
-    recency.touch(entityId);
-    messages.forEach(m -> ref.tell(m, org.apache.pekko.actor.ActorRef.noSender()));
-    if (stopAfterMessages) {
+    } else if (entities.started(entityId, ref)) {
       sendStop(entityId, ref);
+    } else {
+      recency.touch(entityId);
     }
   }
 
@@ -398,6 +360,12 @@ public final class Shard {
     }
   }
 
+  /** Entities waiting for the gate start now (or, if it closed again, wait for it again). */
+  private void gateOpened() {
+    parkedOnGate = false;
+    entities.waitingIds(Wait.GATE).forEach(this::admit);
+  }
+
   // ---- passivation
 
   private Behavior<Object> onPassivate(Passivate p) {
@@ -419,15 +387,10 @@ public final class Shard {
     }
   }
 
-  /**
-   * Stops an entity after what is already in its mailbox; messages for it are held meanwhile.
-   * Without a stop message of the entity's own, a PoisonPill does it: it waits in the mailbox like
-   * any message, and needs no wrapper around every entity's behavior (which would cost memory per
-   * entity and a call per message).
-   */
+  /** Stops an entity after what is already in its mailbox; messages for it are held meanwhile. */
   private void sendStop(String entityId, org.apache.pekko.actor.ActorRef entity) {
     recency.remove(entityId);
-    entity.tell(stopMessage, org.apache.pekko.actor.ActorRef.noSender());
+    incarnations.stop(entity);
   }
 
   private Behavior<Object> idleCheck() {
@@ -484,10 +447,7 @@ public final class Shard {
   private void carryOut(String entityId, AfterStop after) {
     switch (after.next()) {
       case START_FOR_HELD, START_REMEMBERED -> admit(entityId);
-      case FORGET -> {
-        updates.stopped(entityId);
-        flush();
-      }
+      case FORGET -> store.stopped(entityId);
       case BACK_OFF -> {
         logBackOff(entityId, after);
         scheduleBackoffEnd();
@@ -526,13 +486,7 @@ public final class Shard {
 
   // ---- remember-entities
 
-  private Behavior<Object> load() {
-    ctx.pipeToSelf(store.load(), (ids, error) -> error == null ? new Loaded(ids) : new LoadFailed(error));
-    return Behaviors.same();
-  }
-
   private void loaded(Set<String> remembered) {
-    loadRetries.succeeded();
     if (!remembered.isEmpty()) {
       ctx.getLog().info("Entity type [{}]: shard [{}] starts {} remembered entities{}", typeKey.name(),
           shardId, remembered.size(), settings.rememberEntitiesRecoveryBatch() == 0 ? ""
@@ -541,8 +495,8 @@ public final class Shard {
     }
     EntityTable.Loaded decided = entities.loaded(remembered);
     decided.admit().forEach(this::admit);
-    decided.remember().forEach(updates::started);
-    flush();
+    decided.remember().forEach(store::started);
+    store.flush();
     int batch = settings.rememberEntitiesRecoveryBatch();
     recoverNext(batch == 0 ? Integer.MAX_VALUE : batch);
   }
@@ -554,39 +508,13 @@ public final class Shard {
     }
   }
 
-  private Behavior<Object> loadFailed(LoadFailed failed) {
-    Duration retry = loadRetries.failed();
-    ctx.getLog().warn("Entity type [{}]: shard [{}] could not read its remembered entities from {} ({}); "
-        + "retrying in {} ms, its messages wait meanwhile", typeKey.name(), shardId, store.describe(),
-        String.valueOf(failed.cause()), retry.toMillis());
-    retryTimer = after(retry, Tick.LOAD);
+  private Behavior<Object> loadFailed(RememberEntitiesLink.LoadFailed failed) {
+    store.loadFailed(failed);
     return Behaviors.same();
   }
 
-  /** Starts the next write if none is in flight. */
-  private void flush() {
-    Batch batch = updates.nextBatch();
-    if (batch != null) {
-      ctx.pipeToSelf(store.update(batch.started(), batch.stopped()),
-          (ok, error) -> error == null ? new Written(batch) : new WriteFailed(batch, error));
-    }
-  }
-
-  private void written(Batch batch) {
-    updates.written();
-    writeRetries.succeeded();
-    entities.written(batch.started()).forEach(this::admit);
-    flush();
-  }
-
-  private Behavior<Object> writeFailed(WriteFailed failed) {
-    updates.failed();
-    Duration retry = writeRetries.failed();
-    ctx.getLog().warn("Entity type [{}]: shard [{}] could not write {} remembered-entity change(s) to {} "
-        + "({}); retrying in {} ms, new entities wait meanwhile", typeKey.name(), shardId, failed.batch().size(),
-        store.describe(), String.valueOf(failed.cause()), retry.toMillis());
-    retryTimer = after(retry, Tick.WRITE);
-    return Behaviors.same();
+  private void written(RememberEntitiesLink.Written written) {
+    entities.written(store.written(written)).forEach(this::admit);
   }
 
   // ---- hand-off
@@ -607,13 +535,12 @@ public final class Shard {
    * and every change is written, and reports the hand-off.
    */
   private boolean done(boolean storeRead) {
-    return storeRead && entities.allStopped() && updates.settled();
+    return storeRead && entities.allStopped() && store.settled();
   }
 
   private Behavior<Object> postStop() {
     cancel(idleTimer);
     cancel(recoveryTimer);
-    cancel(retryTimer);
     cancel(backoffTimer);
     store.close();
     return Behaviors.same();

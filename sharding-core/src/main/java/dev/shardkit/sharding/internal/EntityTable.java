@@ -180,11 +180,6 @@ public final class EntityTable {
     return List.copyOf(queues.get(why));
   }
 
-  /** How many entities wait to start, for any reason. */
-  public int waitingCount() {
-    return waiting.size();
-  }
-
   /**
    * The id of a live entity, or null if {@code ref} is not one. Entities are named after their ids
    * ({@link #actorName}), so no reverse map is kept per entity; a ref named otherwise is looked for

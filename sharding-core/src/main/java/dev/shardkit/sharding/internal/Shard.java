@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -169,14 +170,14 @@ public final class Shard {
           return running();
         })
         .onMessage(RememberEntitiesLink.LoadFailed.class, this::loadFailed)
-        .onMessageEquals(HandOff.INSTANCE, () -> handOff(false)));
+        .onMessageEquals(HandOff.INSTANCE, () -> handOff(false)), Behaviors::same);
   }
 
   /** Entities start with their first message (once remembered, with remember-entities on). */
   private Behavior<Object> running() {
     return shared(BehaviorBuilder.create()
         .onMessage(Deliver.class, d -> deliver(d, true))
-        .onMessageEquals(HandOff.INSTANCE, () -> handOff(true)));
+        .onMessageEquals(HandOff.INSTANCE, () -> handOff(true)), Behaviors::same);
   }
 
   /**
@@ -186,18 +187,6 @@ public final class Shard {
   private Behavior<Object> handingOff(boolean storeRead) {
     BehaviorBuilder<Object> b = BehaviorBuilder.create()
         .onMessage(Deliver.class, d -> deliver(d, storeRead))
-        .onSignal(Terminated.class, t -> {
-          entityTerminated(t);
-          return done(storeRead) ? Behaviors.stopped() : Behaviors.same();
-        })
-        .onMessage(RememberEntitiesLink.Written.class, w -> {
-          written(w);
-          return done(storeRead) ? Behaviors.stopped() : Behaviors.same();
-        })
-        .onMessageEquals(GateOpened.INSTANCE, () -> {
-          gateOpened();
-          return done(storeRead) ? Behaviors.stopped() : Behaviors.same();
-        })
         .onMessageEquals(HandOff.INSTANCE, Behaviors::same)
         .onMessageEquals(CancelHandOff.INSTANCE, () -> {
           entities.cancelHandOff().forEach(this::admit);
@@ -209,22 +198,31 @@ public final class Shard {
         return done(true) ? Behaviors.stopped() : handingOff(true);
       }).onMessage(RememberEntitiesLink.LoadFailed.class, this::loadFailed);
     }
-    return shared(b);
+    return shared(b, () -> done(storeRead) ? Behaviors.stopped() : Behaviors.same());
   }
 
-  /** Adds what the shard does alike in every state, after what {@code state} does its own way. */
-  private Behavior<Object> shared(BehaviorBuilder<Object> state) {
+  /**
+   * Adds what the shard does alike in every state, after what {@code state} does its own way.
+   *
+   * @param next the behaviour after an entity stopped, a write ended or the gate opened: the
+   *     moments a shard handing off may have become done
+   */
+  private Behavior<Object> shared(BehaviorBuilder<Object> state, Supplier<Behavior<Object>> next) {
     return state
         .onMessageEquals(CancelHandOff.INSTANCE, Behaviors::same)
         .onMessage(Passivate.class, this::onPassivate)
         .onSignal(Terminated.class, t -> {
           entityTerminated(t);
-          return Behaviors.same();
+          return next.get();
         })
-        .onMessageEquals(Tick.BACKOFF, this::backoffsEnded)
         .onMessage(RememberEntitiesLink.Written.class, w -> {
-          written(w);
-          return Behaviors.same();
+          entities.written(store.written(w)).forEach(this::admit);
+          return next.get();
+        })
+        .onMessageEquals(GateOpened.INSTANCE, () -> {
+          parkedOnGate = false;
+          entities.waitingIds(Wait.GATE).forEach(this::admit);
+          return next.get();
         })
         .onMessage(RememberEntitiesLink.WriteFailed.class, f -> {
           store.writeFailed(f);
@@ -234,6 +232,7 @@ public final class Shard {
           store.retry(r);
           return Behaviors.same();
         })
+        .onMessageEquals(Tick.BACKOFF, this::backoffsEnded)
         .onMessageEquals(Tick.RECOVERY, () -> {
           recoveryTimer = null;
           recoverNext(settings.rememberEntitiesRecoveryBatch());
@@ -243,10 +242,6 @@ public final class Shard {
         .onMessage(EntityLimit.class, this::onEntityLimit)
         .onMessage(GetShardState.class, get -> {
           get.replyTo().tell(new ShardSnapshot(shardId, entities.entityIds(), idlePassivations, limitPassivations));
-          return Behaviors.same();
-        })
-        .onMessageEquals(GateOpened.INSTANCE, () -> {
-          gateOpened();
           return Behaviors.same();
         })
         .onSignal(PostStop.class, s -> postStop())
@@ -358,12 +353,6 @@ public final class Shard {
         gateWaker.wake();
       }
     }
-  }
-
-  /** Entities waiting for the gate start now (or, if it closed again, wait for it again). */
-  private void gateOpened() {
-    parkedOnGate = false;
-    entities.waitingIds(Wait.GATE).forEach(this::admit);
   }
 
   // ---- passivation
@@ -511,10 +500,6 @@ public final class Shard {
   private Behavior<Object> loadFailed(RememberEntitiesLink.LoadFailed failed) {
     store.loadFailed(failed);
     return Behaviors.same();
-  }
-
-  private void written(RememberEntitiesLink.Written written) {
-    entities.written(store.written(written)).forEach(this::admit);
   }
 
   // ---- hand-off

@@ -6,6 +6,7 @@ import dev.shardkit.sharding.ShardCommand;
 import java.util.List;
 import java.util.function.Function;
 import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.MailboxSelector;
@@ -14,12 +15,15 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 
 /**
- * Creates and stops the incarnations of a shard's entities, as children of the shard. A behavior
- * factory that throws (or returns null) never takes the shard down: it is logged, and the messages
- * meant for the incarnation go to dead letters through the {@link DropReporter}. Owned by the
- * shard actor; not thread-safe.
+ * Creates and stops the incarnations of a shard's entities, as children of the shard, and tells
+ * whether the node's delivery gate lets them start. A behavior factory that throws (or returns
+ * null) never takes the shard down: it is logged, and the messages meant for the incarnation go to
+ * dead letters through the {@link DropReporter}. Owned by the shard actor; not thread-safe.
  */
 final class EntityIncarnations {
+  /** The node's delivery gate opened (or never was really closed): waiting entities may start. Local only. */
+  enum GateOpened implements NoSerializationVerificationNeeded { INSTANCE }
+
   private static final Props ENTITY_MAILBOX = MailboxSelector.fromConfig(GatedMailbox.CONFIG_PATH);
 
   private final ActorContext<Object> ctx;
@@ -29,6 +33,11 @@ final class EntityIncarnations {
   private final Object stopMessage;
   private final DropReporter drops;
   private final org.apache.pekko.actor.typed.ActorRef<ShardCommand> shard;
+  /** Entities start only while it is open; their mailboxes hold their messages while it is closed. */
+  private final DeliveryGate gate;
+  private final DeliveryGate.Parked gateWaker;
+  /** Set while the shard is parked on the closed gate, so that it parks once. */
+  private boolean parkedOnGate;
 
   EntityIncarnations(ActorContext<Object> ctx, RegionSpec spec, String shardId, DropReporter drops) {
     this.ctx = ctx;
@@ -41,6 +50,32 @@ final class EntityIncarnations {
     this.stopMessage = spec.stopMessage().orElse(PoisonPill.getInstance());
     this.drops = drops;
     this.shard = ctx.getSelf().narrow();
+    this.gate = NodeGate.get(ctx.getSystem()).gate();
+    org.apache.pekko.actor.typed.ActorRef<Object> self = ctx.getSelf();
+    this.gateWaker = () -> self.tell(GateOpened.INSTANCE);
+  }
+
+  /**
+   * Whether an incarnation may start now. The node may have been downed while it was not looking,
+   * and its entities started elsewhere: they start here only once its delivery gate has opened.
+   */
+  boolean mayStart() {
+    return gate.isOpen();
+  }
+
+  /** The shard hears {@link GateOpened} once the gate opens (once, however many entities wait). */
+  void awaitGate() {
+    if (!parkedOnGate) {
+      parkedOnGate = true;
+      if (!gate.park(gateWaker)) {
+        gateWaker.wake();
+      }
+    }
+  }
+
+  /** The shard heard {@link GateOpened}: a closed gate is to be awaited anew. */
+  void gateOpened() {
+    parkedOnGate = false;
   }
 
   /**

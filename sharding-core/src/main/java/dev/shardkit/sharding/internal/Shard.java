@@ -69,9 +69,6 @@ public final class Shard {
    */
   public enum CancelHandOff implements NoSerializationVerificationNeeded { INSTANCE }
 
-  /** The node's delivery gate opened (or never was really closed): waiting entities may start. Local only. */
-  private enum GateOpened implements NoSerializationVerificationNeeded { INSTANCE }
-
   /** Region → shard: its share of the region's active-entity limit. Local only. */
   public record EntityLimit(int limit) implements NoSerializationVerificationNeeded {}
 
@@ -94,9 +91,6 @@ public final class Shard {
   private final RememberEntitiesLink store;
   private final Recency recency;
   private final long idleNanos;
-  /** Entities start only while it is open; their mailboxes hold their messages while it is closed. */
-  private final DeliveryGate gate;
-  private final DeliveryGate.Parked gateWaker;
 
   /*
    * The shard schedules its few timed messages itself, rather than through a timer scheduler,
@@ -107,8 +101,6 @@ public final class Shard {
   private Cancellable backoffTimer;
   /** Set while the shard passivates down to a smaller share and the region waits to hear of it. */
   private boolean reportingLive;
-  /** Set while the shard is parked on the closed gate, so that it parks once. */
-  private boolean parkedOnGate;
   private long idlePassivations;
   private long limitPassivations;
 
@@ -127,9 +119,6 @@ public final class Shard {
     this.entities = new EntityTable(settings.bufferSize(), spec.rememberEntities().isPresent(),
         new RestartBackoff(settings.entityRestartBackoff(), settings.entityRestartBackoffMax()));
     entities.limit(entityLimit);
-    this.gate = NodeGate.get(ctx.getSystem()).gate();
-    ActorRef<Object> self = ctx.getSelf();
-    this.gateWaker = () -> self.tell(GateOpened.INSTANCE);
     boolean automatic = settings.passivationIdleTimeout().isPresent() || settings.activeEntityLimit().isPresent();
     this.recency = automatic ? new EntityRecency(System::nanoTime) : Recency.OFF;
     this.idleNanos = settings.passivationIdleTimeout().map(Duration::toNanos).orElse(0L);
@@ -219,8 +208,8 @@ public final class Shard {
           entities.written(store.written(w)).forEach(this::admit);
           return next.get();
         })
-        .onMessageEquals(GateOpened.INSTANCE, () -> {
-          parkedOnGate = false;
+        .onMessageEquals(EntityIncarnations.GateOpened.INSTANCE, () -> {
+          incarnations.gateOpened();
           entities.waitingIds(Wait.GATE).forEach(this::admit);
           return next.get();
         })
@@ -321,7 +310,7 @@ public final class Shard {
    * entity then tries again after its back-off.
    */
   private void startEntity(String entityId, List<Object> messages) {
-    if (!gate.isOpen()) {
+    if (!incarnations.mayStart()) {
       waitForGate(entityId, messages);
       return;
     }
@@ -347,12 +336,7 @@ public final class Shard {
       }
     }
     entities.awaitGate(entityId);
-    if (!parkedOnGate) {
-      parkedOnGate = true;
-      if (!gate.park(gateWaker)) {
-        gateWaker.wake();
-      }
-    }
+    incarnations.awaitGate();
   }
 
   // ---- passivation

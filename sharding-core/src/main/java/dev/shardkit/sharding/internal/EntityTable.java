@@ -3,25 +3,47 @@ package dev.shardkit.sharding.internal;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.pekko.actor.ActorRef;
 
 /**
- * A shard's entities: which ids are live, which are being passivated (their messages held until
- * they have stopped), which are waiting to start (their messages held until they may), and the
- * messages held for them. Owned by the shard actor; not thread-safe.
+ * A shard's entities, where each is in its life, and the messages held for those that are not
+ * active: every decision about an entity's lifecycle, so that the shard actor only carries them
+ * out. Owned by the shard actor; not thread-safe. Times are {@link System#nanoTime()} values passed
+ * in, so tests control the clock.
  *
- * <p>Entities are kept by their classic refs: the typed ref that {@code spawn} returns is a
- * wrapper object of its own, and a shard of a million entities would hold a million of them.
+ * <p>An entity the table knows is in one {@link Status}: {@code WAITING} to start (and why, a
+ * {@link Wait}), {@code ACTIVE}, {@code PASSIVATING} (told to stop; its messages are held for its
+ * next incarnation), or {@code HANDED_OFF} (remembered and stopped by the shard's hand-off). Every
+ * change of state is one method here, which checks the state it starts from. A step that state
+ * does not allow is a bug in the shard: it is refused with an {@link IllegalStateException} that
+ * names the entity, its state and the step, and changes nothing, so that no second incarnation can
+ * follow from it. The shard decides how a refusal is reported.
+ *
+ * <p>Shard-wide, the table knows the shard's share of the active-entity limit and whether the shard
+ * is handing off. While it is, room is no object, every entity that starts is stopped right after
+ * the messages held for it, and remembered entities that stop are left to the next home.
+ *
+ * <p>Methods that return ids "to admit" leave those entities waiting; the shard then admits each
+ * ({@link #admit}). Entities are kept by their classic refs: the typed ref that {@code spawn}
+ * returns is a wrapper object of its own, and a shard of a million entities would hold a million
+ * of them.
  */
 public final class EntityTable {
-  /** The lifecycle of one entity the shard knows. */
-  public enum Status { ACTIVE, PASSIVATING, WAITING }
+  /** Where an entity the shard knows is in its life. */
+  public enum Status { WAITING, ACTIVE, PASSIVATING, HANDED_OFF }
 
   /** Why an entity that is not live yet waits before it starts. */
   public enum Wait {
@@ -39,30 +61,113 @@ public final class EntityTable {
     GATE
   }
 
-  // Active and passivating entities share one map (one entry per entity); the few passivating
-  // and waiting ones are also kept apart, in collections that are empty on the hot path.
-  private final Map<String, ActorRef> live = new HashMap<>();
-  private final Set<String> passivatingIds = new HashSet<>();
-  private final Map<String, Wait> waiting = new HashMap<>();
-  private final MessageBuffers<String> held;
-
-  /** @param bufferLimit the most messages held over all passivating entities */
-  public EntityTable(int bufferLimit) {
-    this.held = new MessageBuffers<>(bufferLimit);
+  /** What the shard does with a message it just held for an entity that is not active. */
+  public enum Arrival {
+    /** Start the entity ({@link #admit}): nothing needs to happen first. */
+    ADMIT,
+    /** Write the new entity to the remember-entities store; it waits for that write. */
+    REMEMBER_FIRST,
+    /** Nothing: the entity waits or stops, and gets the message when it starts. */
+    HOLD
   }
+
+  /** What the shard does after an incarnation ended, or could not be created. */
+  public enum Next {
+    /** Messages came while it stopped: admit it again, its next incarnation takes them. */
+    START_FOR_HELD,
+    /** It is remembered and stopped for a hand-off that was cancelled meanwhile: admit it again. */
+    START_REMEMBERED,
+    /** It passivated: forget it in the remember-entities store. */
+    FORGET,
+    /** A remembered entity stopped by the hand-off: it starts at the shard's next home. */
+    KEEP_FOR_NEXT_HOME,
+    /** It waits out {@link AfterStop#delay}, then starts again ({@link #backoffsEnded}). */
+    BACK_OFF,
+    /** Nothing: it starts again with its next message, if any. */
+    NONE
+  }
+
+  /**
+   * The decision after an incarnation ended.
+   *
+   * @param failuresInARow how many times in a row it stopped without passivating, this time
+   *     included; 0 when this stop does not count as one
+   * @param delay the back-off; zero unless {@code next} is {@link Next#BACK_OFF}
+   */
+  public record AfterStop(Next next, int failuresInARow, Duration delay) {
+    static AfterStop of(Next next) {
+      return new AfterStop(next, 0, Duration.ZERO);
+    }
+  }
+
+  /**
+   * What reading the store decided.
+   *
+   * @param admit remembered entities that had messages waiting for the read: admit them now
+   * @param remember new entities that had messages waiting: write them to the store first
+   */
+  public record Loaded(List<String> admit, List<String> remember) {}
+
+  /**
+   * What beginning a hand-off decided.
+   *
+   * @param stop active entities now passivating for the hand-off: send each its stop
+   * @param start waiting entities with messages held for them, which may start now: start each,
+   *     and {@link #started} will have it stopped right after them
+   */
+  public record HandOffPlan(Map<String, ActorRef> stop, List<String> start) {}
+
+  /** Why a live entity is being stopped. */
+  private enum Stopping { REQUESTED, HAND_OFF }
+
+  private final boolean remembering;
+  private final RestartBackoff restarts;
+  // Active and passivating entities share one map (one entry per entity, the only per-entity cost
+  // on the hot path); the few passivating, waiting and handed-off ones are also kept apart, in
+  // collections that are empty on the hot path.
+  private final Map<String, ActorRef> live = new HashMap<>();
+  private final Map<String, Stopping> passivating = new HashMap<>();
+  private final Map<String, Wait> waiting = new HashMap<>();
+  /** The waiting ids by why they wait, each in the order it began to wait. */
+  private final Map<Wait, LinkedHashSet<String>> queues = new EnumMap<>(Wait.class);
+  /** When the back-off of each entity waiting for {@link Wait#BACKOFF} ends. */
+  private final Map<String, Long> backoffUntil = new HashMap<>();
+  private final Set<String> handedOff = new HashSet<>();
+  private final MessageBuffers<String> held;
+  private int limit = Integer.MAX_VALUE;
+  private boolean handingOff;
+
+  /**
+   * @param bufferLimit the most messages held over all entities that are not active
+   * @param remembering whether the entity type remembers its entities
+   * @param restarts the back-off of entities that stop without passivating
+   */
+  public EntityTable(int bufferLimit, boolean remembering, RestartBackoff restarts) {
+    this.held = new MessageBuffers<>(bufferLimit);
+    this.remembering = remembering;
+    this.restarts = restarts;
+    for (Wait why : Wait.values()) {
+      queues.put(why, new LinkedHashSet<>());
+    }
+  }
+
+  // ---- what the table knows
 
   /** The live, active entity with this id, or null. */
   public ActorRef active(String entityId) {
     ActorRef ref = live.get(entityId);
-    return ref == null || (!passivatingIds.isEmpty() && passivatingIds.contains(entityId)) ? null : ref;
+    return ref == null || (!passivating.isEmpty() && passivating.containsKey(entityId)) ? null : ref;
   }
 
   /** The entity's status, or null if the shard does not know it. */
   public Status status(String entityId) {
-    if (!live.containsKey(entityId)) {
-      return waiting.containsKey(entityId) ? Status.WAITING : null;
+    if (live.containsKey(entityId)) {
+      return passivating.containsKey(entityId) ? Status.PASSIVATING : Status.ACTIVE;
     }
-    return passivatingIds.contains(entityId) ? Status.PASSIVATING : Status.ACTIVE;
+    if (waiting.containsKey(entityId)) {
+      return Status.WAITING;
+    }
+    return handedOff.contains(entityId) ? Status.HANDED_OFF : null;
   }
 
   /** Why a waiting entity waits, or null if it is not waiting. */
@@ -70,42 +175,9 @@ public final class EntityTable {
     return waiting.isEmpty() ? null : waiting.get(entityId);
   }
 
-  /**
-   * Marks an entity that is not live as waiting to start, or changes why it waits.
-   *
-   * @throws IllegalStateException if the entity is live
-   */
-  public void waiting(String entityId, Wait why) {
-    if (live.containsKey(entityId)) {
-      throw new IllegalStateException("Entity [" + entityId + "] is live, it cannot wait to start");
-    }
-    waiting.put(entityId, why);
-  }
-
-  /**
-   * Forgets a waiting entity that will not start after all.
-   *
-   * @return the messages held for it, oldest first
-   */
-  public List<Object> stopWaiting(String entityId) {
-    waiting.remove(entityId);
-    return held.drain(entityId);
-  }
-
-  /** The ids of the entities waiting for {@code why}. */
+  /** The ids of the entities waiting for {@code why}, in the order they began to wait. */
   public List<String> waitingIds(Wait why) {
-    List<String> ids = new ArrayList<>();
-    waiting.forEach((id, w) -> {
-      if (w == why) {
-        ids.add(id);
-      }
-    });
-    return ids;
-  }
-
-  /** How many entities wait to start, for any reason. */
-  public int waitingCount() {
-    return waiting.size();
+    return List.copyOf(queues.get(why));
   }
 
   /**
@@ -135,25 +207,55 @@ public final class EntityTable {
     return URLEncoder.encode(entityId, StandardCharsets.UTF_8);
   }
 
-  /**
-   * Records a started entity; it no longer waits. Its held messages stay held until
-   * {@link #takeHeld} gives them to it.
-   *
-   * @throws IllegalStateException if an incarnation of it is live
-   */
-  public void started(String entityId, ActorRef ref) {
-    if (live.containsKey(entityId)) {
-      throw new IllegalStateException("Entity [" + entityId + "] is already live");
-    }
-    if (!waiting.isEmpty()) {
-      waiting.remove(entityId);
-    }
-    live.put(entityId, ref);
+  /** The ids of every live entity, active or passivating. */
+  public Set<String> entityIds() {
+    return Set.copyOf(live.keySet());
   }
 
-  /** Whether any message is held for the entity. */
-  public boolean holds(String entityId) {
-    return held.contains(entityId);
+  /** How many entities are live, active or passivating. */
+  public int size() {
+    return live.size();
+  }
+
+  public int heldMessages() {
+    return held.total();
+  }
+
+  /**
+   * Whether a new entity may start with its first message, without holding it: nothing has to be
+   * written first and no limit has to be checked.
+   */
+  public boolean startsAtOnce() {
+    return !remembering && limit == Integer.MAX_VALUE;
+  }
+
+  /** Whether more entities are live than the shard's share of the limit allows. */
+  public boolean overLimit() {
+    return live.size() > limit;
+  }
+
+  /** Whether no entity is live or waiting to start: a shard handing off may stop. */
+  public boolean allStopped() {
+    return live.isEmpty() && waiting.isEmpty();
+  }
+
+  /** When the earliest back-off ends; empty if no entity is backing off. */
+  public OptionalLong nextBackoffEnd() {
+    return backoffUntil.values().stream().mapToLong(Long::longValue).min();
+  }
+
+  // ---- messages
+
+  /**
+   * Holds a message for an entity that is not active (an active one gets its messages).
+   *
+   * @return false, holding nothing, when the limit is reached
+   */
+  public boolean hold(String entityId, Object message) {
+    if (active(entityId) != null) {
+      throw refused(entityId, "have a message held");
+    }
+    return held.offer(entityId, message);
   }
 
   /** The messages held for an entity, oldest first; they are no longer held. */
@@ -162,55 +264,348 @@ public final class EntityTable {
   }
 
   /**
-   * Marks a live entity as passivating.
-   *
-   * @return false if the entity is not live or already passivating
+   * A message was just held ({@link #hold}) for an entity that is not active: a new entity (or a
+   * handed-off one) is admitted, or, when entities are remembered, waits for its start to be
+   * written; a remembered entity waiting for its recovery batch need not wait for it.
    */
-  public boolean passivating(String entityId) {
-    return live.containsKey(entityId) && passivatingIds.add(entityId);
+  public Arrival arrived(String entityId) {
+    Status status = status(entityId);
+    if (status == null || status == Status.HANDED_OFF) {
+      if (!remembering) {
+        return Arrival.ADMIT;
+      }
+      handedOff.remove(entityId);
+      setWaiting(entityId, Wait.STORE);
+      return Arrival.REMEMBER_FIRST;
+    }
+    return switch (status) {
+      case WAITING -> waiting.get(entityId) == Wait.RECOVERY ? Arrival.ADMIT : Arrival.HOLD;
+      case PASSIVATING -> Arrival.HOLD;
+      default -> throw refused(entityId, "have a message held");
+    };
+  }
+
+  // ---- starting
+
+  /** Unknown → waiting for the store to be read. */
+  public void awaitLoad(String entityId) {
+    if (status(entityId) != null) {
+      throw refused(entityId, "wait for the store to be read");
+    }
+    setWaiting(entityId, Wait.LOADING);
   }
 
   /**
-   * Holds a message for a passivating or waiting entity.
-   *
-   * @return false when the limit is reached
+   * The store has been read. Entities that waited for it start if remembered, else wait for their
+   * start to be written. Unless the shard is handing off (its next home starts them), the
+   * remembered entities it does not know yet wait for their recovery batch ({@link #nextRecoveries}).
    */
-  public boolean hold(String entityId, Object message) {
-    return held.offer(entityId, message);
+  public Loaded loaded(Set<String> remembered) {
+    List<String> admit = new ArrayList<>();
+    List<String> remember = new ArrayList<>();
+    for (String entityId : waitingIds(Wait.LOADING)) {
+      if (remembered.contains(entityId)) {
+        admit.add(entityId);
+      } else {
+        setWaiting(entityId, Wait.STORE);
+        remember.add(entityId);
+      }
+    }
+    if (!handingOff) {
+      for (String entityId : remembered) {
+        if (status(entityId) == null) {
+          setWaiting(entityId, Wait.RECOVERY);
+        }
+      }
+    }
+    return new Loaded(admit, remember);
+  }
+
+  /** The next {@code count} remembered entities waiting for their recovery batch, to admit. */
+  public List<String> nextRecoveries(int count) {
+    return queues.get(Wait.RECOVERY).stream().limit(count).toList();
+  }
+
+  /** Whether remembered entities still wait for a recovery batch. */
+  public boolean recovering() {
+    return !queues.get(Wait.RECOVERY).isEmpty();
+  }
+
+  /** Which of the entities whose start was just written wait for that write, to admit. */
+  public List<String> written(Collection<String> started) {
+    return started.stream().filter(id -> waitingFor(id) == Wait.STORE).toList();
   }
 
   /**
-   * Forgets a stopped entity.
-   *
-   * @return the messages held for it, oldest first, to give to its next incarnation
+   * An entity whose start is allowed (unknown, or waiting for anything but room): true if it may
+   * start now; else it waits for room (the shard should passivate others, {@link #roomToKeep}).
    */
-  public List<Object> stopped(String entityId) {
+  public boolean admit(String entityId) {
+    Wait why = waitingFor(entityId);
+    if (live.containsKey(entityId) || why == Wait.SLOT || handedOff.contains(entityId)) {
+      throw refused(entityId, "be admitted");
+    }
+    if (hasRoom()) {
+      return true;
+    }
+    setWaiting(entityId, Wait.SLOT);
+    return false;
+  }
+
+  /** The entity that waited longest for room, if there is room for it now; else null. Start it. */
+  public String nextForRoom() {
+    LinkedHashSet<String> slot = queues.get(Wait.SLOT);
+    return slot.isEmpty() || !hasRoom() ? null : slot.iterator().next();
+  }
+
+  /** How many active entities may stay so that those waiting for room fit. */
+  public int roomToKeep() {
+    return Math.max(0, limit - queues.get(Wait.SLOT).size());
+  }
+
+  private boolean hasRoom() {
+    return handingOff || live.size() < limit;
+  }
+
+  /** Unknown or waiting → waiting for the node's delivery gate to open. */
+  public void awaitGate(String entityId) {
+    requireStartable(entityId, "wait for the delivery gate");
+    setWaiting(entityId, Wait.GATE);
+  }
+
+  /**
+   * Unknown or waiting → active: an incarnation was started. Its held messages stay held until
+   * {@link #takeHeld} gives them to it.
+   *
+   * @return true if the shard is handing off: the entity is passivating already, and must be told
+   *     to stop right after the messages it is given
+   */
+  public boolean started(String entityId, ActorRef ref) {
+    requireStartable(entityId, "start");
+    clearWaiting(entityId);
+    live.put(entityId, ref);
+    if (handingOff) {
+      passivating.put(entityId, Stopping.HAND_OFF);
+    }
+    return handingOff;
+  }
+
+  /**
+   * Unknown or waiting: its behavior could not be created. A remembered entity waits out its
+   * back-off (unless the shard is handing off); any other is forgotten until its next message.
+   */
+  public AfterStop creationFailed(String entityId, long now) {
+    requireStartable(entityId, "fail to start");
+    clearWaiting(entityId);
+    if (!remembering || handingOff) {
+      return AfterStop.of(Next.NONE);
+    }
+    return backOff(entityId, restarts.failed(entityId, now), now);
+  }
+
+  // ---- stopping
+
+  /**
+   * Active → passivating, because the entity asked or the shard decided. A remembered entity is
+   * forgotten once it has stopped; that holds also for one already stopping for a hand-off: it
+   * asked to go, so it must not start again at the shard's next home.
+   *
+   * @return true if the entity was active: tell it to stop
+   */
+  public boolean passivate(String entityId) {
+    if (!live.containsKey(entityId)) {
+      throw refused(entityId, "passivate");
+    }
+    return passivating.put(entityId, Stopping.REQUESTED) == null;
+  }
+
+  /**
+   * The decision when a live entity's incarnation has stopped, in this order:
+   * <ol>
+   *   <li>messages were held for it: its next incarnation takes them ({@link Next#START_FOR_HELD});
+   *       it stays remembered;
+   *   <li>it passivated: a remembered entity is forgotten ({@link Next#FORGET});
+   *   <li>it was stopped for a hand-off: a remembered one is kept for the next home
+   *       ({@link Next#KEEP_FOR_NEXT_HOME}, → {@code HANDED_OFF}), or, if the hand-off was
+   *       cancelled meanwhile, starts again ({@link Next#START_REMEMBERED});
+   *   <li>it stopped by itself while the shard runs: a remembered or failed entity counts a failure
+   *       in a row and backs off ({@link Next#BACK_OFF}, → waiting); a failed one that is not
+   *       remembered waits only from its second failure in a row (the next message restarts it).
+   * </ol>
+   * Otherwise nothing ({@link Next#NONE}); the entity is unknown from now on.
+   *
+   * @param failed whether it stopped with a failure
+   */
+  public AfterStop terminated(String entityId, boolean failed, long now) {
+    if (!live.containsKey(entityId)) {
+      throw refused(entityId, "have stopped");
+    }
     live.remove(entityId);
-    passivatingIds.remove(entityId);
-    return held.drain(entityId);
+    Stopping stopping = passivating.remove(entityId);
+    if (held.contains(entityId)) {
+      return AfterStop.of(Next.START_FOR_HELD);
+    }
+    if (stopping == Stopping.REQUESTED) {
+      return AfterStop.of(remembering ? Next.FORGET : Next.NONE);
+    }
+    if (stopping == Stopping.HAND_OFF) {
+      if (!remembering) {
+        return AfterStop.of(Next.NONE);
+      }
+      if (handingOff) {
+        handedOff.add(entityId);
+        return AfterStop.of(Next.KEEP_FOR_NEXT_HOME);
+      }
+      setWaiting(entityId, Wait.RECOVERY);
+      return AfterStop.of(Next.START_REMEMBERED);
+    }
+    if (handingOff || !(remembering || failed)) {
+      return AfterStop.of(Next.NONE);
+    }
+    return backOff(entityId, restarts.failed(entityId, now), now);
   }
 
-  /** The ids of every live entity, active or passivating. */
-  public Set<String> entityIds() {
-    return Set.copyOf(live.keySet());
+  /**
+   * After the {@code inARow}-th unexpected stop: a remembered entity starts again after its
+   * back-off; any other starts again with its next message, except one that keeps failing, whose
+   * messages wait out a back-off (one shorter than a remembered entity's, since its first failure
+   * costs nothing).
+   */
+  private AfterStop backOff(String entityId, int inARow, long now) {
+    Duration delay = restarts.delay(remembering ? inARow : inARow - 1);
+    if (delay.isZero() && !remembering) {
+      return new AfterStop(Next.NONE, inARow, Duration.ZERO);
+    }
+    setWaiting(entityId, Wait.BACKOFF);
+    backoffUntil.put(entityId, now + delay.toNanos());
+    return new AfterStop(Next.BACK_OFF, inARow, delay);
   }
 
-  /** The ids of the passivating entities. */
-  public Set<String> passivatingIds() {
-    return Set.copyOf(passivatingIds);
+  /**
+   * The back-offs that have ended at {@code now}: those entities to admit (remembered ones, and
+   * others with messages held); the rest are forgotten until their next message.
+   */
+  public List<String> backoffsEnded(long now) {
+    List<String> ended = new ArrayList<>();
+    for (Iterator<Map.Entry<String, Long>> it = backoffUntil.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Long> e = it.next();
+      if (e.getValue() - now <= 0) {
+        ended.add(e.getKey());
+        it.remove();
+      }
+    }
+    List<String> admit = new ArrayList<>();
+    for (String entityId : ended) {
+      if (remembering || held.contains(entityId)) {
+        admit.add(entityId);
+      } else {
+        clearWaiting(entityId);
+      }
+    }
+    return admit;
   }
 
-  /** How many entities are live, active or passivating. */
-  public int size() {
-    return live.size();
+  // ---- the shard as a whole
+
+  /**
+   * The shard's share of the active-entity limit ({@code Integer.MAX_VALUE}: none).
+   *
+   * @return true if it shrank: the shard passivates down to it
+   */
+  public boolean limit(int newLimit) {
+    boolean shrinks = newLimit < limit;
+    limit = newLimit;
+    return shrinks;
   }
 
-  /** How many live entities are active (not passivating). */
-  public int activeCount() {
-    return live.size() - passivatingIds.size();
+  /**
+   * The shard begins its hand-off. Active entities passivate for it. Remembered entities waiting
+   * for their recovery batch are left to the next home (nothing is held for them: a message admits
+   * such an entity at once). Entities waiting for a back-off start now if messages are held for
+   * them, since those were sent before the move, and are forgotten otherwise; entities waiting for
+   * room start now, room being no object any more. Entities waiting for the store or the delivery
+   * gate go on waiting. Whatever starts from now on is stopped right after its messages.
+   *
+   * @throws IllegalStateException if the shard is handing off already
+   */
+  public HandOffPlan handOff() {
+    if (handingOff) {
+      throw new IllegalStateException("The shard is handing off already: it cannot begin another hand-off");
+    }
+    handingOff = true;
+    waitingIds(Wait.RECOVERY).forEach(this::clearWaiting);
+    List<String> start = new ArrayList<>();
+    for (String entityId : waitingIds(Wait.BACKOFF)) {
+      backoffUntil.remove(entityId);
+      if (held.contains(entityId)) {
+        start.add(entityId);
+      } else {
+        clearWaiting(entityId);
+      }
+    }
+    start.addAll(queues.get(Wait.SLOT));
+    Map<String, ActorRef> stop = new LinkedHashMap<>();
+    live.forEach((entityId, ref) -> {
+      if (passivating.putIfAbsent(entityId, Stopping.HAND_OFF) == null) {
+        stop.put(entityId, ref);
+      }
+    });
+    return new HandOffPlan(stop, start);
   }
 
-  public int heldMessages() {
-    return held.total();
+  /**
+   * The hand-off was given up and the shard keeps running: the remembered entities it stopped
+   * wait for recovery again, to admit now. Those still stopping start again once they have
+   * stopped ({@link #terminated}); others come back with their next message.
+   *
+   * @throws IllegalStateException if the shard is not handing off
+   */
+  public List<String> cancelHandOff() {
+    if (!handingOff) {
+      throw new IllegalStateException("The shard is not handing off: it cannot cancel a hand-off");
+    }
+    handingOff = false;
+    List<String> recover = List.copyOf(handedOff);
+    handedOff.clear();
+    recover.forEach(entityId -> setWaiting(entityId, Wait.RECOVERY));
+    return recover;
+  }
+
+  // ---- checks and bookkeeping
+
+  /**
+   * Starting (or failing to) is allowed from unknown or waiting, not from live or handed off (a
+   * handed-off entity first arrives again, {@link #arrived}). An id is in at most one of live,
+   * waiting and handed off.
+   */
+  private void requireStartable(String entityId, String step) {
+    if (live.containsKey(entityId) || handedOff.contains(entityId)) {
+      throw refused(entityId, step);
+    }
+  }
+
+  private IllegalStateException refused(String entityId, String step) {
+    Status status = status(entityId);
+    String state = status == null ? "unknown"
+        : status == Status.WAITING ? "WAITING (" + waiting.get(entityId) + ")"
+        : status == Status.PASSIVATING ? "PASSIVATING (" + passivating.get(entityId) + ")"
+        : status.name();
+    return new IllegalStateException("Entity [" + entityId + "] is " + state + ": it cannot " + step);
+  }
+
+  private void setWaiting(String entityId, Wait why) {
+    clearWaiting(entityId);
+    waiting.put(entityId, why);
+    queues.get(why).add(entityId);
+  }
+
+  private void clearWaiting(String entityId) {
+    Wait before = waiting.remove(entityId);
+    if (before != null) {
+      queues.get(before).remove(entityId);
+      if (before == Wait.BACKOFF) {
+        backoffUntil.remove(entityId);
+      }
+    }
   }
 }

@@ -1,52 +1,48 @@
 package dev.shardkit.sharding.internal;
 
-import dev.shardkit.sharding.EntityContext;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.Passivate;
-import dev.shardkit.sharding.ShardCommand;
 import dev.shardkit.sharding.ShardingSettings;
-import dev.shardkit.sharding.internal.EntityTable.Status;
+import dev.shardkit.sharding.internal.EntityTable.AfterStop;
+import dev.shardkit.sharding.internal.EntityTable.HandOffPlan;
 import dev.shardkit.sharding.internal.EntityTable.Wait;
-import dev.shardkit.sharding.internal.RememberedUpdates.Batch;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
-import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
-import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ChildFailed;
-import org.apache.pekko.actor.typed.MailboxSelector;
-import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Terminated;
-import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
  * One shard: creates its entities on their first message, delivers to them, passivates them
  * (when asked, when idle, or when the region's active-entity limit needs room) without losing
  * what arrives meanwhile, restarts the ones that stop without passivating, and, with
  * remember-entities on, keeps its remember-entities store in step and starts the remembered
- * entities when it starts. A thin shell around {@link EntityTable}, {@link RememberedUpdates},
- * {@link EntityRecency} and {@link RestartBackoff}.
+ * entities when it starts.
+ *
+ * <p>A shell that carries out decisions made elsewhere: every decision about an entity is
+ * {@link EntityTable}'s, automatic passivation's choices are a {@link Recency}'s; incarnations are
+ * made by {@link EntityIncarnations}, the store is read and written through a
+ * {@link RememberEntitiesLink}. Its states are behaviours: {@link #loading} (reading the remembered
+ * entities; new ones wait), {@link #running}, and {@link #handingOff} (every entity stopped, then
+ * the shard).
  *
  * <p>The shard is the only writer of its store while it runs: a new entity's first message waits
  * until its start is durable, and a shard that is handed off stops only after its last write, so
  * the shard's next home reads everything this one wrote.
  */
-public final class Shard extends AbstractBehavior<Object> {
+public final class Shard {
 
   /** Ask for the shard's live entities; answered with {@link ShardSnapshot}. Local only. */
   public record GetShardState(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
@@ -73,9 +69,6 @@ public final class Shard extends AbstractBehavior<Object> {
    */
   public enum CancelHandOff implements NoSerializationVerificationNeeded { INSTANCE }
 
-  /** The node's delivery gate opened (or never was really closed): waiting entities may start. Local only. */
-  private enum GateOpened implements NoSerializationVerificationNeeded { INSTANCE }
-
   /** Region → shard: its share of the region's active-entity limit. Local only. */
   public record EntityLimit(int limit) implements NoSerializationVerificationNeeded {}
 
@@ -85,114 +78,51 @@ public final class Shard extends AbstractBehavior<Object> {
    */
   public record EntitiesLive(String shardId, int live) implements NoSerializationVerificationNeeded {}
 
-  private record Loaded(Set<String> entityIds) implements NoSerializationVerificationNeeded {}
+  private enum Tick implements NoSerializationVerificationNeeded { RECOVERY, IDLE, BACKOFF }
 
-  private record LoadFailed(Throwable cause) implements NoSerializationVerificationNeeded {}
-
-  private record Written(Batch batch) implements NoSerializationVerificationNeeded {}
-
-  private record WriteFailed(Batch batch, Throwable cause) implements NoSerializationVerificationNeeded {}
-
-  /** One back-off's end; {@code seq} tells it from an earlier one of the same entity. */
-  private record RestartEntity(String entityId, long seq) implements NoSerializationVerificationNeeded {}
-
-  /** A restart that is due after a back-off, and its timer. */
-  private record PendingRestart(RestartEntity message, Cancellable timer) {}
-
-  private enum Tick implements NoSerializationVerificationNeeded { LOAD, WRITE, RECOVERY, IDLE }
-
-  /** Store retries start here and double, up to {@link #STORE_RETRY_MAX}. */
-  private static final Duration STORE_RETRY_FIRST = Duration.ofMillis(200);
-  private static final Duration STORE_RETRY_MAX = Duration.ofSeconds(5);
-
+  private final ActorContext<Object> ctx;
   private final EntityTypeKey<Object> typeKey;
   private final String shardId;
-  private final Function<EntityContext<Object>, Behavior<Object>> createBehavior;
-  private final Object stopMessage;
   private final ShardingSettings settings;
   private final ActorRef<Object> region;
-  /**
+  private final EntityTable entities;
+  private final DropReporter drops;
+  private final EntityIncarnations incarnations;
+  private final RememberEntitiesLink store;
+  private final Recency recency;
+  private final long idleNanos;
+
+  /*
    * The shard schedules its few timed messages itself, rather than through a timer scheduler,
    * whose interceptor would wrap every message the shard receives, deliveries included.
    */
   private Cancellable idleTimer;
   private Cancellable recoveryTimer;
-  private Cancellable retryTimer;
-  private final Map<String, PendingRestart> pendingRestarts = new HashMap<>();
-  private long restartSeq;
-  private final EntityTable entities;
-  private final DropReporter drops;
-  private final ActorRef<ShardCommand> selfAsShard;
-  private final RestartBackoff restarts;
-
-  /** Null without remember-entities; then {@link #updates} is null too. */
-  private final RememberEntitiesStore store;
-  private final RememberedUpdates updates;
-  /** Set while the store is read; messages wait meanwhile. */
-  private boolean loading;
-  /** Remembered entities that start with the coming recovery batches. */
-  private final ArrayDeque<String> recovering = new ArrayDeque<>();
-  /** Entities passivated on request (or automatically): forgotten by the store once stopped. */
-  private final Set<String> passivatedOnRequest = new HashSet<>();
-  /** Remembered entities stopped by a hand-off; they start again if the hand-off is cancelled. */
-  private final Set<String> stoppedByHandOff = new HashSet<>();
-  private int loadFailures;
-  private int writeFailures;
-
-  /** Null without automatic passivation. */
-  private final EntityRecency recency;
-  private final long idleNanos;
-  /** This shard's share of the region's active-entity limit; MAX_VALUE without one. */
-  private int limit;
-  /** Entities waiting for room under the limit, oldest first. */
-  private final ArrayDeque<String> waitingForRoom = new ArrayDeque<>();
+  private Cancellable backoffTimer;
   /** Set while the shard passivates down to a smaller share and the region waits to hear of it. */
   private boolean reportingLive;
   private long idlePassivations;
   private long limitPassivations;
 
-  /** Set while handing off: every entity is stopped, and the shard stops when none is left. */
-  private boolean handingOff;
-
-  /** Entities start only while it is open; their mailboxes hold their messages while it is closed. */
-  private final DeliveryGate gate;
-  /** The shard waits for the gate to open: it starts the entities waiting for it then. */
-  private boolean parkedOnGate;
-  private final DeliveryGate.Parked gateWaker;
-  private static final Props ENTITY_MAILBOX = MailboxSelector.fromConfig(GatedMailbox.CONFIG_PATH);
-
-  private Shard(ActorContext<Object> context, RegionSpec spec, String shardId,
-      ActorRef<Object> region, int entityLimit, DropReporter drops) {
-    super(context);
+  private Shard(ActorContext<Object> ctx, RegionSpec spec, String shardId, ActorRef<Object> region,
+      int entityLimit, DropReporter drops) {
+    this.ctx = ctx;
     this.typeKey = spec.typeKey();
     this.shardId = shardId;
-    this.createBehavior = spec.createBehavior().orElseThrow();
-    this.stopMessage = spec.stopMessage().orElse(null);
     this.settings = spec.settings();
     this.region = region;
-    this.entities = new EntityTable(settings.bufferSize());
     this.drops = drops;
-    this.selfAsShard = context.getSelf().narrow();
-    this.restarts = new RestartBackoff(settings.entityRestartBackoff(), settings.entityRestartBackoffMax());
-    this.limit = entityLimit;
-    this.gate = NodeGate.get(context.getSystem()).gate();
-    ActorRef<Object> self = context.getSelf();
-    this.gateWaker = () -> self.tell(GateOpened.INSTANCE);
+    this.incarnations = new EntityIncarnations(ctx, spec, shardId, drops);
+    this.store = new RememberEntitiesLink(ctx, spec.rememberEntities()
+        .map(p -> p.create(ctx.getSystem(), typeKey.name(), shardId, settings))
+        .orElse(NoRememberEntitiesStore.INSTANCE), "Entity type [" + typeKey.name() + "]: shard [" + shardId + "]");
+    this.entities = new EntityTable(settings.bufferSize(), spec.rememberEntities().isPresent(),
+        new RestartBackoff(settings.entityRestartBackoff(), settings.entityRestartBackoffMax()));
+    entities.limit(entityLimit);
     boolean automatic = settings.passivationIdleTimeout().isPresent() || settings.activeEntityLimit().isPresent();
-    this.recency = automatic ? new EntityRecency() : null;
+    this.recency = automatic ? new EntityRecency(System::nanoTime) : Recency.OFF;
     this.idleNanos = settings.passivationIdleTimeout().map(Duration::toNanos).orElse(0L);
-    if (settings.passivationIdleTimeout().isPresent()) {
-      idleTimer = after(idleCheckInterval(settings.passivationIdleTimeout().get()), Tick.IDLE);
-    }
-    if (spec.rememberEntities().isPresent()) {
-      this.store = spec.rememberEntities().get().create(context.getSystem(), typeKey.name(), shardId, settings);
-      this.updates = new RememberedUpdates();
-      this.loading = true;
-      load();
-    } else {
-      this.store = null;
-      this.updates = null;
-    }
+    scheduleIdleCheck();
   }
 
   /**
@@ -201,7 +131,14 @@ public final class Shard extends AbstractBehavior<Object> {
    */
   public static Behavior<Object> create(RegionSpec spec, String shardId, ActorRef<Object> region, int entityLimit,
       DropReporter drops) {
-    return Behaviors.setup(ctx -> new Shard(ctx, spec, shardId, region, entityLimit, drops));
+    return Behaviors.setup(ctx -> {
+      Shard shard = new Shard(ctx, spec, shardId, region, entityLimit, drops);
+      if (spec.rememberEntities().isEmpty()) {
+        return shard.running();
+      }
+      shard.store.load();
+      return shard.loading();
+    });
   }
 
   /** Often enough that an idle entity goes within a quarter of the timeout after it expired. */
@@ -211,85 +148,144 @@ public final class Shard extends AbstractBehavior<Object> {
         : quarter.compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1) : quarter;
   }
 
-  @Override
-  public Receive<Object> createReceive() {
-    return newReceiveBuilder()
-        .onMessage(Deliver.class, this::onDeliver)
+  // ---- the states
+
+  /** Remember-entities on, the store not read yet: new entities wait for it. */
+  private Behavior<Object> loading() {
+    return shared(BehaviorBuilder.create()
+        .onMessage(Deliver.class, d -> deliver(d, false))
+        .onMessage(RememberEntitiesLink.Loaded.class, l -> {
+          loaded(store.loaded(l));
+          return running();
+        })
+        .onMessage(RememberEntitiesLink.LoadFailed.class, this::loadFailed)
+        .onMessageEquals(HandOff.INSTANCE, () -> handOff(false)), Behaviors::same);
+  }
+
+  /** Entities start with their first message (once remembered, with remember-entities on). */
+  private Behavior<Object> running() {
+    return shared(BehaviorBuilder.create()
+        .onMessage(Deliver.class, d -> deliver(d, true))
+        .onMessageEquals(HandOff.INSTANCE, () -> handOff(true)), Behaviors::same);
+  }
+
+  /**
+   * Every entity is being stopped; the shard stops once none is left and every change is written
+   * (and, if the store was still being read, once it has been read, whose writes may follow).
+   */
+  private Behavior<Object> handingOff(boolean storeRead) {
+    BehaviorBuilder<Object> b = BehaviorBuilder.create()
+        .onMessage(Deliver.class, d -> deliver(d, storeRead))
+        .onMessageEquals(HandOff.INSTANCE, Behaviors::same)
+        .onMessageEquals(CancelHandOff.INSTANCE, () -> {
+          entities.cancelHandOff().forEach(this::admit);
+          return storeRead ? running() : loading();
+        });
+    if (!storeRead) {
+      b = b.onMessage(RememberEntitiesLink.Loaded.class, l -> {
+        loaded(store.loaded(l));
+        return done(true) ? Behaviors.stopped() : handingOff(true);
+      }).onMessage(RememberEntitiesLink.LoadFailed.class, this::loadFailed);
+    }
+    return shared(b, () -> done(storeRead) ? Behaviors.stopped() : Behaviors.same());
+  }
+
+  /**
+   * Adds what the shard does alike in every state, after what {@code state} does its own way.
+   *
+   * @param next the behaviour after an entity stopped, a write ended or the gate opened: the
+   *     moments a shard handing off may have become done
+   */
+  private Behavior<Object> shared(BehaviorBuilder<Object> state, Supplier<Behavior<Object>> next) {
+    return state
+        .onMessageEquals(CancelHandOff.INSTANCE, Behaviors::same)
         .onMessage(Passivate.class, this::onPassivate)
-        .onSignal(Terminated.class, this::onEntityTerminated)
-        .onMessage(RestartEntity.class, this::onRestartEntity)
-        .onMessage(Loaded.class, this::onLoaded)
-        .onMessage(LoadFailed.class, this::onLoadFailed)
-        .onMessage(Written.class, this::onWritten)
-        .onMessage(WriteFailed.class, this::onWriteFailed)
-        .onMessageEquals(Tick.LOAD, this::onLoadTick)
-        .onMessageEquals(Tick.WRITE, this::onWriteTick)
-        .onMessageEquals(Tick.RECOVERY, this::onRecoveryTick)
-        .onMessageEquals(Tick.IDLE, this::onIdleTick)
+        .onSignal(Terminated.class, t -> {
+          entityTerminated(t);
+          return next.get();
+        })
+        .onMessage(RememberEntitiesLink.Written.class, w -> {
+          entities.written(store.written(w)).forEach(this::admit);
+          return next.get();
+        })
+        .onMessageEquals(EntityIncarnations.GateOpened.INSTANCE, () -> {
+          incarnations.gateOpened();
+          entities.waitingIds(Wait.GATE).forEach(this::admit);
+          return next.get();
+        })
+        .onMessage(RememberEntitiesLink.WriteFailed.class, f -> {
+          store.writeFailed(f);
+          return Behaviors.same();
+        })
+        .onMessage(RememberEntitiesLink.Retry.class, r -> {
+          store.retry(r);
+          return Behaviors.same();
+        })
+        .onMessageEquals(Tick.BACKOFF, this::backoffsEnded)
+        .onMessageEquals(Tick.RECOVERY, () -> {
+          recoveryTimer = null;
+          recoverNext(settings.rememberEntitiesRecoveryBatch());
+          return Behaviors.same();
+        })
+        .onMessageEquals(Tick.IDLE, this::idleCheck)
         .onMessage(EntityLimit.class, this::onEntityLimit)
-        .onMessage(GetShardState.class, this::onGetShardState)
-        .onMessageEquals(HandOff.INSTANCE, this::onHandOff)
-        .onMessageEquals(CancelHandOff.INSTANCE, this::onCancelHandOff)
-        .onMessageEquals(GateOpened.INSTANCE, this::onGateOpened)
-        .onSignal(PostStop.class, s -> onPostStop())
+        .onMessage(GetShardState.class, get -> {
+          get.replyTo().tell(new ShardSnapshot(shardId, entities.entityIds(), idlePassivations, limitPassivations));
+          return Behaviors.same();
+        })
+        .onSignal(PostStop.class, s -> postStop())
         .build();
   }
 
   // ---- delivery
 
-  private Behavior<Object> onDeliver(Deliver d) {
+  /** @param storeRead false while remembered entities are read: then a new entity waits for that */
+  private Behavior<Object> deliver(Deliver d, boolean storeRead) {
     String entityId = d.entityId();
     org.apache.pekko.actor.ActorRef entity = entities.active(entityId);
     if (entity != null) {
-      if (recency != null) {
-        recency.touch(entityId, System.nanoTime());
-      }
+      recency.touch(entityId);
       entity.tell(d.message(), org.apache.pekko.actor.ActorRef.noSender());
-      return this;
+      return Behaviors.same();
     }
-    Status status = entities.status(entityId);
-    if (status == null && store == null && limit == Integer.MAX_VALUE) {
+    boolean unknown = entities.status(entityId) == null;
+    if (unknown && entities.startsAtOnce()) {
       // The common case, kept free of holding and draining.
       startEntity(entityId, List.of(d.message()));
-      return this;
+      return Behaviors.same();
     }
     if (!entities.hold(entityId, d.message())) {
       drops.dropped(d.message(), "buffer full while entity [" + entityId + "] of shard [" + shardId
-          + "] waits to start or passivates", Adapter.toClassic(getContext().getSelf()));
-      return this;
-    }
-    if (status == null) {
-      if (loading) {
-        entities.waiting(entityId, Wait.LOADING);
-      } else if (store != null) {
-        entities.waiting(entityId, Wait.STORE);
-        updates.started(entityId);
-        flush();
-      } else {
-        admit(entityId);
+          + "] waits to start or passivates", classicSelf());
+    } else if (!storeRead) {
+      if (unknown) {
+        entities.awaitLoad(entityId);
       }
-    } else if (entities.waitingFor(entityId) == Wait.RECOVERY) {
-      // Remembered already: it need not wait for its recovery batch.
-      admit(entityId);
+    } else {
+      switch (entities.arrived(entityId)) {
+        case ADMIT -> admit(entityId);
+        case REMEMBER_FIRST -> {
+          store.started(entityId);
+          store.flush();
+        }
+        case HOLD -> { }
+      }
     }
-    return this;
+    return Behaviors.same();
   }
 
   /** Starts an entity whose start is allowed, now if the limit leaves room, else when it does. */
   private void admit(String entityId) {
-    if (entities.size() < limit || handingOff) {
+    if (entities.admit(entityId)) {
       startEntity(entityId, entities.takeHeld(entityId));
     } else {
-      entities.waiting(entityId, Wait.SLOT);
-      waitingForRoom.add(entityId);
       makeRoom();
     }
   }
 
   /** Passivates the least recently used entities so that those waiting for room will fit. */
   private void makeRoom() {
-    int keep = Math.max(0, limit - waitingForRoom.size());
-    for (String entityId : recency.beyond(keep)) {
+    for (String entityId : recency.beyond(entities.roomToKeep())) {
       limitPassivations++;
       passivate(entityId);
     }
@@ -300,13 +296,10 @@ public final class Shard extends AbstractBehavior<Object> {
    * recently used (perhaps just started, once they have had their messages) make room for them.
    */
   private void fillRoom() {
-    while (!waitingForRoom.isEmpty() && (entities.size() < limit || handingOff)) {
-      String entityId = waitingForRoom.poll();
-      if (entities.waitingFor(entityId) == Wait.SLOT) {
-        startEntity(entityId, entities.takeHeld(entityId));
-      }
+    for (String entityId = entities.nextForRoom(); entityId != null; entityId = entities.nextForRoom()) {
+      startEntity(entityId, entities.takeHeld(entityId));
     }
-    if (!waitingForRoom.isEmpty()) {
+    if (!entities.waitingIds(Wait.SLOT).isEmpty()) {
       makeRoom();
     }
   }
@@ -317,38 +310,17 @@ public final class Shard extends AbstractBehavior<Object> {
    * entity then tries again after its back-off.
    */
   private void startEntity(String entityId, List<Object> messages) {
-    if (!gate.isOpen()) {
+    if (!incarnations.mayStart()) {
       waitForGate(entityId, messages);
       return;
     }
-    Behavior<Object> behavior;
-    try {
-      behavior = createBehavior.apply(new EntityContext<>(typeKey, entityId, selfAsShard));
-      if (behavior == null) {
-        throw new IllegalStateException("the behavior factory returned null");
-      }
-    } catch (RuntimeException e) {
-      getContext().getLog().error("Entity type [{}]: creating entity [{}] in shard [{}] failed", typeKey.name(),
-          entityId, shardId, e);
-      messages.forEach(m -> drops.dropped(m, "entity [" + entityId + "] could not be created: " + e,
-          Adapter.toClassic(getContext().getSelf())));
-      entities.stopWaiting(entityId);
-      if (store != null && !handingOff) {
-        backOff(entityId, restarts.failed(entityId, System.nanoTime()));
-      }
-      return;
-    }
-    ActorRef<Object> spawned = getContext().spawn(behavior, EntityTable.actorName(entityId), ENTITY_MAILBOX);
-    // A plain watch: the table finds the id from the ref's name, so nothing is kept per entity.
-    getContext().watch(spawned);
-    org.apache.pekko.actor.ActorRef ref = Adapter.toClassic(spawned);
-    entities.started(entityId, ref);
-    if (recency != null) {
-      recency.touch(entityId, System.nanoTime());
-    }
-    messages.forEach(m -> ref.tell(m, org.apache.pekko.actor.ActorRef.noSender()));
-    if (handingOff) {
-      stop(entityId, ref);
+    org.apache.pekko.actor.ActorRef ref = incarnations.start(entityId, messages);
+    if (ref == null) {
+      carryOut(entityId, entities.creationFailed(entityId, System.nanoTime()));
+    } else if (entities.started(entityId, ref)) {
+      sendStop(entityId, ref);
+    } else {
+      recency.touch(entityId);
     }
   }
 
@@ -360,22 +332,11 @@ public final class Shard extends AbstractBehavior<Object> {
     for (Object m : messages) {
       if (!entities.hold(entityId, m)) {
         drops.dropped(m, "buffer full while entity [" + entityId + "] of shard [" + shardId + "] waits for this "
-            + "node to be confirmed a member", Adapter.toClassic(getContext().getSelf()));
+            + "node to be confirmed a member", classicSelf());
       }
     }
-    entities.waiting(entityId, Wait.GATE);
-    if (!parkedOnGate) {
-      parkedOnGate = true;
-      if (!gate.park(gateWaker)) {
-        gateWaker.wake();
-      }
-    }
-  }
-
-  private Behavior<Object> onGateOpened() {
-    parkedOnGate = false;
-    entities.waitingIds(Wait.GATE).forEach(this::admit);
-    return this;
+    entities.awaitGate(entityId);
+    incarnations.awaitGate();
   }
 
   // ---- passivation
@@ -383,343 +344,179 @@ public final class Shard extends AbstractBehavior<Object> {
   private Behavior<Object> onPassivate(Passivate p) {
     String entityId = entities.idOf(Adapter.toClassic(p.entity()));
     if (entityId == null) {
-      getContext().getLog().debug("Entity type [{}]: ignoring Passivate for {}, not an entity of shard [{}]",
+      ctx.getLog().debug("Entity type [{}]: ignoring Passivate for {}, not an entity of shard [{}]",
           typeKey.name(), p.entity(), shardId);
     } else {
       passivate(entityId);
     }
-    return this;
+    return Behaviors.same();
   }
 
-  /**
-   * Passivation asked for by the entity or decided by the shard: a remembered entity is forgotten.
-   * That holds also when the entity is already stopping for a hand-off: it asked to go, so it must
-   * not start again at the shard's next home (the shard stops only after writing that).
-   */
+  /** Passivation asked for by a live entity or decided by the shard. */
   private void passivate(String entityId) {
-    Status status = entities.status(entityId);
-    if (status == Status.ACTIVE || status == Status.PASSIVATING) {
-      if (store != null) {
-        passivatedOnRequest.add(entityId);
-      }
-      if (status == Status.ACTIVE) {
-        stop(entityId, entities.active(entityId));
-      }
+    org.apache.pekko.actor.ActorRef entity = entities.active(entityId);
+    if (entities.passivate(entityId)) {
+      sendStop(entityId, entity);
     }
   }
 
-  /**
-   * Stops an entity after what is already in its mailbox; messages for it are held meanwhile.
-   * Without a stop message of the entity's own, a PoisonPill does it: it waits in the mailbox like
-   * any message, and needs no wrapper around every entity's behavior (which would cost memory per
-   * entity and a call per message).
-   */
-  private void stop(String entityId, org.apache.pekko.actor.ActorRef entity) {
-    if (entities.passivating(entityId)) {
-      if (recency != null) {
-        recency.remove(entityId);
-      }
-      entity.tell(stopMessage != null ? stopMessage : PoisonPill.getInstance(),
-          org.apache.pekko.actor.ActorRef.noSender());
-    }
+  /** Stops an entity after what is already in its mailbox; messages for it are held meanwhile. */
+  private void sendStop(String entityId, org.apache.pekko.actor.ActorRef entity) {
+    recency.remove(entityId);
+    incarnations.stop(entity);
   }
 
-  private Behavior<Object> onIdleTick() {
-    for (String entityId : recency.idle(System.nanoTime(), idleNanos)) {
+  private Behavior<Object> idleCheck() {
+    for (String entityId : recency.idle(idleNanos)) {
       idlePassivations++;
       passivate(entityId);
     }
-    idleTimer = after(idleCheckInterval(settings.passivationIdleTimeout().get()), Tick.IDLE);
-    return this;
+    scheduleIdleCheck();
+    return Behaviors.same();
   }
 
-  private Cancellable after(Duration delay, Object message) {
-    return getContext().scheduleOnce(delay, getContext().getSelf(), message);
+  private void scheduleIdleCheck() {
+    settings.passivationIdleTimeout().ifPresent(t -> idleTimer = after(idleCheckInterval(t), Tick.IDLE));
   }
 
   private Behavior<Object> onEntityLimit(EntityLimit newLimit) {
-    boolean shrinks = newLimit.limit() < limit;
-    limit = newLimit.limit();
-    if (shrinks) {
+    if (entities.limit(newLimit.limit())) {
       makeRoom();
       reportingLive = true;
       reportLive();
     } else {
       fillRoom();
     }
-    return this;
+    return Behaviors.same();
   }
 
   /** While passivating down to a smaller share, tells the region how many are still live. */
   private void reportLive() {
     if (reportingLive) {
       region.tell(new EntitiesLive(shardId, entities.size()));
-      reportingLive = entities.size() > limit;
+      reportingLive = entities.overLimit();
     }
   }
 
   // ---- entities that stopped
 
-  private Behavior<Object> onEntityTerminated(Terminated terminated) {
+  private void entityTerminated(Terminated terminated) {
     String entityId = entities.idOf(Adapter.toClassic(terminated.getRef()));
     if (entityId == null) {
-      return this;
-    }
-    boolean passivated = entities.status(entityId) == Status.PASSIVATING;
-    boolean onRequest = passivatedOnRequest.remove(entityId);
-    List<Object> held = entities.stopped(entityId);
-    if (recency != null) {
-      recency.remove(entityId);
-    }
-    if (!held.isEmpty()) {
-      // Messages came while it stopped: the next incarnation takes them, and stays remembered.
-      held.forEach(m -> entities.hold(entityId, m));
-      admit(entityId);
-    } else if (passivated) {
-      if (onRequest) {
-        updates.stopped(entityId);
-        flush();
-      } else if (store != null && handingOff) {
-        stoppedByHandOff.add(entityId);
-      } else if (store != null) {
-        // Stopped for a hand-off that was cancelled meanwhile: it is remembered, so it runs again.
-        entities.waiting(entityId, Wait.RECOVERY);
-        admit(entityId);
-      }
-    } else if (!handingOff && (store != null || terminated instanceof ChildFailed)) {
-      int inARow = restarts.failed(entityId, System.nanoTime());
-      if (terminated instanceof ChildFailed failed) {
-        getContext().getLog().warn("Entity type [{}]: entity [{}] of shard [{}] failed ({} in a row): {}",
-            typeKey.name(), entityId, shardId, inARow, String.valueOf(failed.getCause()));
-      }
-      backOff(entityId, inARow);
-    }
-    fillRoom();
-    reportLive();
-    return handingOff ? stopIfDone() : this;
-  }
-
-  /**
-   * After the {@code inARow}-th unexpected stop: a remembered entity starts again after its
-   * back-off; any other entity starts again with its next message, except one that keeps failing,
-   * whose messages wait out a back-off (one shorter than a remembered entity's, since its first
-   * failure costs nothing).
-   */
-  private void backOff(String entityId, int inARow) {
-    Duration delay = restarts.delay(store != null ? inARow : inARow - 1);
-    if (delay.isZero() && store == null) {
       return;
     }
-    entities.waiting(entityId, Wait.BACKOFF);
-    RestartEntity restart = new RestartEntity(entityId, ++restartSeq);
-    PendingRestart earlier = pendingRestarts.put(entityId, new PendingRestart(restart, after(delay, restart)));
-    if (earlier != null) {
-      earlier.timer().cancel();
+    AfterStop after = entities.terminated(entityId, terminated instanceof ChildFailed, System.nanoTime());
+    recency.remove(entityId);
+    if (terminated instanceof ChildFailed failed && after.failuresInARow() > 0) {
+      ctx.getLog().warn("Entity type [{}]: entity [{}] of shard [{}] failed ({} in a row): {}",
+          typeKey.name(), entityId, shardId, after.failuresInARow(), String.valueOf(failed.getCause()));
     }
-    if (inARow > 1) {
-      getContext().getLog().warn("Entity type [{}]: entity [{}] of shard [{}] stopped {} times in a row shortly "
-          + "after starting; it starts again in {} ms, and its messages wait until then", typeKey.name(), entityId,
-          shardId, inARow, delay.toMillis());
-    } else {
-      getContext().getLog().info("Entity type [{}]: remembered entity [{}] of shard [{}] stopped without "
-          + "passivating; it starts again in {} ms", typeKey.name(), entityId, shardId, delay.toMillis());
+    carryOut(entityId, after);
+    fillRoom();
+    reportLive();
+  }
+
+  /** Carries out the table's decision after an incarnation ended or could not be created. */
+  private void carryOut(String entityId, AfterStop after) {
+    switch (after.next()) {
+      case START_FOR_HELD, START_REMEMBERED -> admit(entityId);
+      case FORGET -> store.stopped(entityId);
+      case BACK_OFF -> {
+        logBackOff(entityId, after);
+        scheduleBackoffEnd();
+      }
+      case KEEP_FOR_NEXT_HOME, NONE -> { }
     }
   }
 
-  private Behavior<Object> onRestartEntity(RestartEntity restart) {
-    String entityId = restart.entityId();
-    PendingRestart pending = pendingRestarts.get(entityId);
-    if (pending == null || !pending.message().equals(restart)) {
-      return this; // An earlier back-off's, overtaken by a later one.
+  private void logBackOff(String entityId, AfterStop after) {
+    if (after.failuresInARow() > 1) {
+      ctx.getLog().warn("Entity type [{}]: entity [{}] of shard [{}] stopped {} times in a row shortly "
+          + "after starting; it starts again in {} ms, and its messages wait until then", typeKey.name(), entityId,
+          shardId, after.failuresInARow(), after.delay().toMillis());
+    } else {
+      ctx.getLog().info("Entity type [{}]: remembered entity [{}] of shard [{}] stopped without "
+          + "passivating; it starts again in {} ms", typeKey.name(), entityId, shardId, after.delay().toMillis());
     }
-    pendingRestarts.remove(entityId);
-    if (entities.waitingFor(entityId) == Wait.BACKOFF) {
-      if (store != null || entities.holds(entityId)) {
-        admit(entityId);
-      } else {
-        entities.stopWaiting(entityId);
-      }
+  }
+
+  /** One timer, for the earliest back-off to end. */
+  private void scheduleBackoffEnd() {
+    cancel(backoffTimer);
+    backoffTimer = null;
+    OptionalLong end = entities.nextBackoffEnd();
+    if (end.isPresent()) {
+      backoffTimer = after(Duration.ofNanos(Math.max(0, end.getAsLong() - System.nanoTime())), Tick.BACKOFF);
     }
-    return this;
+  }
+
+  private Behavior<Object> backoffsEnded() {
+    backoffTimer = null;
+    entities.backoffsEnded(System.nanoTime()).forEach(this::admit);
+    scheduleBackoffEnd();
+    return Behaviors.same();
   }
 
   // ---- remember-entities
 
-  private void load() {
-    getContext().pipeToSelf(store.load(), (ids, error) -> error == null ? new Loaded(ids) : new LoadFailed(error));
-  }
-
-  private Behavior<Object> onLoaded(Loaded loaded) {
-    loading = false;
-    loadFailures = 0;
-    Set<String> remembered = loaded.entityIds();
+  private void loaded(Set<String> remembered) {
     if (!remembered.isEmpty()) {
-      getContext().getLog().info("Entity type [{}]: shard [{}] starts {} remembered entities{}", typeKey.name(),
+      ctx.getLog().info("Entity type [{}]: shard [{}] starts {} remembered entities{}", typeKey.name(),
           shardId, remembered.size(), settings.rememberEntitiesRecoveryBatch() == 0 ? ""
               : ", " + settings.rememberEntitiesRecoveryBatch() + " every "
                   + settings.rememberEntitiesRecoveryFrequency().toMillis() + " ms");
     }
-    for (String entityId : entities.waitingIds(Wait.LOADING)) {
-      if (remembered.contains(entityId)) {
-        admit(entityId);
-      } else {
-        entities.waiting(entityId, Wait.STORE);
-        updates.started(entityId);
-      }
-    }
-    flush();
-    if (!handingOff) {
-      for (String entityId : remembered) {
-        if (entities.status(entityId) == null) {
-          entities.waiting(entityId, Wait.RECOVERY);
-          recovering.add(entityId);
-        }
-      }
-      if (settings.rememberEntitiesRecoveryBatch() == 0) {
-        recoverNext(Integer.MAX_VALUE);
-      } else if (!recovering.isEmpty()) {
-        recoverNext(settings.rememberEntitiesRecoveryBatch());
-      }
-    }
-    return handingOff ? stopIfDone() : this;
-  }
-
-  private Behavior<Object> onRecoveryTick() {
-    recoveryTimer = null;
-    recoverNext(settings.rememberEntitiesRecoveryBatch());
-    return this;
+    EntityTable.Loaded decided = entities.loaded(remembered);
+    decided.admit().forEach(this::admit);
+    decided.remember().forEach(store::started);
+    store.flush();
+    int batch = settings.rememberEntitiesRecoveryBatch();
+    recoverNext(batch == 0 ? Integer.MAX_VALUE : batch);
   }
 
   private void recoverNext(int count) {
-    for (int started = 0; started < count && !recovering.isEmpty(); ) {
-      String entityId = recovering.poll();
-      // One that got a message meanwhile has started already.
-      if (entities.waitingFor(entityId) == Wait.RECOVERY) {
-        admit(entityId);
-        started++;
-      }
-    }
-    if (!recovering.isEmpty() && recoveryTimer == null) {
+    entities.nextRecoveries(count).forEach(this::admit);
+    if (entities.recovering() && recoveryTimer == null) {
       recoveryTimer = after(settings.rememberEntitiesRecoveryFrequency(), Tick.RECOVERY);
     }
   }
 
-  private Behavior<Object> onLoadFailed(LoadFailed failed) {
-    Duration retry = storeRetry(++loadFailures);
-    getContext().getLog().warn("Entity type [{}]: shard [{}] could not read its remembered entities from {} ({}); "
-        + "retrying in {} ms, its messages wait meanwhile", typeKey.name(), shardId, store.describe(),
-        String.valueOf(failed.cause()), retry.toMillis());
-    retryTimer = after(retry, Tick.LOAD);
-    return this;
-  }
-
-  private Behavior<Object> onLoadTick() {
-    load();
-    return this;
-  }
-
-  /** Starts the next write if none is in flight. */
-  private void flush() {
-    Batch batch = updates.nextBatch();
-    if (batch != null) {
-      getContext().pipeToSelf(store.update(batch.started(), batch.stopped()),
-          (ok, error) -> error == null ? new Written(batch) : new WriteFailed(batch, error));
-    }
-  }
-
-  private Behavior<Object> onWritten(Written written) {
-    updates.written();
-    writeFailures = 0;
-    for (String entityId : written.batch().started()) {
-      if (entities.waitingFor(entityId) == Wait.STORE) {
-        admit(entityId);
-      }
-    }
-    flush();
-    return handingOff ? stopIfDone() : this;
-  }
-
-  private Behavior<Object> onWriteFailed(WriteFailed failed) {
-    updates.failed();
-    Duration retry = storeRetry(++writeFailures);
-    getContext().getLog().warn("Entity type [{}]: shard [{}] could not write {} remembered-entity change(s) to {} "
-        + "({}); retrying in {} ms, new entities wait meanwhile", typeKey.name(), shardId, failed.batch().size(),
-        store.describe(), String.valueOf(failed.cause()), retry.toMillis());
-    retryTimer = after(retry, Tick.WRITE);
-    return this;
-  }
-
-  private Behavior<Object> onWriteTick() {
-    flush();
-    return this;
-  }
-
-  private static Duration storeRetry(int failures) {
-    Duration d = STORE_RETRY_FIRST.multipliedBy(1L << Math.min(failures - 1, 10));
-    return d.compareTo(STORE_RETRY_MAX) > 0 ? STORE_RETRY_MAX : d;
+  private Behavior<Object> loadFailed(RememberEntitiesLink.LoadFailed failed) {
+    store.loadFailed(failed);
+    return Behaviors.same();
   }
 
   // ---- hand-off
 
-  private Behavior<Object> onHandOff() {
-    handingOff = true;
+  private Behavior<Object> handOff(boolean storeRead) {
     cancel(recoveryTimer);
     recoveryTimer = null;
-    recovering.clear();
-    // Remembered entities not started yet stay remembered and start at the next home.
-    entities.waitingIds(Wait.RECOVERY).forEach(entities::stopWaiting);
-    // Held messages were sent before the move: one incarnation takes them before the shard goes.
-    for (String entityId : entities.waitingIds(Wait.BACKOFF)) {
-      PendingRestart pending = pendingRestarts.remove(entityId);
-      if (pending != null) {
-        pending.timer().cancel();
-      }
-      if (entities.holds(entityId)) {
-        startEntity(entityId, entities.takeHeld(entityId));
-      } else {
-        entities.stopWaiting(entityId);
-      }
-    }
-    fillRoom();
-    for (String entityId : entities.entityIds()) {
-      org.apache.pekko.actor.ActorRef entity = entities.active(entityId);
-      if (entity != null) {
-        stop(entityId, entity);
-      }
-    }
-    return stopIfDone();
-  }
-
-  private Behavior<Object> onCancelHandOff() {
-    handingOff = false;
-    for (String entityId : stoppedByHandOff) {
-      if (entities.status(entityId) == null) {
-        entities.waiting(entityId, Wait.RECOVERY);
-        admit(entityId);
-      }
-    }
-    stoppedByHandOff.clear();
-    return this;
+    cancel(backoffTimer);
+    backoffTimer = null;
+    HandOffPlan plan = entities.handOff();
+    plan.stop().forEach(this::sendStop);
+    plan.start().forEach(entityId -> startEntity(entityId, entities.takeHeld(entityId)));
+    return done(storeRead) ? Behaviors.stopped() : handingOff(storeRead);
   }
 
   /**
-   * The region sees the shard terminate after all its entities did and every change is written,
-   * and reports the hand-off.
+   * Whether a shard handing off may stop: the region sees it terminate after all its entities did
+   * and every change is written, and reports the hand-off.
    */
-  private Behavior<Object> stopIfDone() {
-    boolean settled = updates == null || (updates.settled() && !loading);
-    return entities.size() == 0 && entities.waitingCount() == 0 && settled ? Behaviors.stopped() : this;
+  private boolean done(boolean storeRead) {
+    return storeRead && entities.allStopped() && store.settled();
   }
 
-  private Behavior<Object> onPostStop() {
+  private Behavior<Object> postStop() {
     cancel(idleTimer);
     cancel(recoveryTimer);
-    cancel(retryTimer);
-    pendingRestarts.values().forEach(p -> p.timer().cancel());
-    if (store != null) {
-      store.close();
-    }
-    return this;
+    cancel(backoffTimer);
+    store.close();
+    return Behaviors.same();
+  }
+
+  private Cancellable after(Duration delay, Object message) {
+    return ctx.scheduleOnce(delay, ctx.getSelf(), message);
   }
 
   private static void cancel(Cancellable timer) {
@@ -728,8 +525,7 @@ public final class Shard extends AbstractBehavior<Object> {
     }
   }
 
-  private Behavior<Object> onGetShardState(GetShardState get) {
-    get.replyTo().tell(new ShardSnapshot(shardId, entities.entityIds(), idlePassivations, limitPassivations));
-    return this;
+  private org.apache.pekko.actor.ActorRef classicSelf() {
+    return Adapter.toClassic(ctx.getSelf());
   }
 }

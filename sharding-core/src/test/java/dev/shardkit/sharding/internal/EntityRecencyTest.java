@@ -6,32 +6,45 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class EntityRecencyTest {
+  private long now;
+  private final EntityRecency r = new EntityRecency(() -> now);
+
+  private void touchAt(String entityId, long nanos) {
+    now = nanos;
+    r.touch(entityId);
+  }
 
   @Test
   void idleEntitiesAreThoseNotTouchedWithinTheTimeout() {
-    EntityRecency r = new EntityRecency();
-    r.touch("a", 0);
-    r.touch("b", 10);
-    r.touch("c", 20);
-    r.touch("a", 30); // a is busy again
-    assertEquals(List.of("b", "c"), r.idle(40, 20));
-    assertEquals(List.of("b"), r.idle(40, 30));
-    assertEquals(List.of(), r.idle(40, 31));
-    assertEquals(List.of("b", "c", "a"), r.idle(40, 10));
+    touchAt("a", 0);
+    touchAt("b", 10);
+    touchAt("c", 20);
+    touchAt("a", 30); // a is busy again
+    now = 40;
+    assertEquals(List.of("b", "c"), r.idle(20));
+    assertEquals(List.of("b"), r.idle(30));
+    assertEquals(List.of(), r.idle(31));
+    assertEquals(List.of("b", "c", "a"), r.idle(10));
   }
 
   @Test
   void beyondTheLimitAreTheLeastRecentlyUsed() {
-    EntityRecency r = new EntityRecency();
     for (int i = 0; i < 5; i++) {
-      r.touch("e" + i, i);
+      touchAt("e" + i, i);
     }
-    r.touch("e0", 9);
+    touchAt("e0", 9);
     assertEquals(List.of("e1", "e2"), r.beyond(3));
     assertEquals(List.of(), r.beyond(5));
     assertEquals(List.of(), r.beyond(10));
     r.remove("e1");
     assertEquals(List.of("e2"), r.beyond(3));
-    assertEquals(4, r.size());
+    assertEquals(List.of("e2", "e3", "e4", "e0"), r.beyond(0));
+  }
+
+  @Test
+  void offKeepsNothing() {
+    Recency.OFF.touch("a");
+    assertEquals(List.of(), Recency.OFF.idle(0));
+    assertEquals(List.of(), Recency.OFF.beyond(0));
   }
 }

@@ -34,7 +34,7 @@ class EntityTableNamingTest {
 
   @Test
   void idsThatNeedEncodingAreFoundByName() {
-    EntityTable t = new EntityTable(10);
+    EntityTable t = EntityTableTest.table(10, false);
     for (String id : new String[] {"plain-1", "with space", "slash/and?query", "100%", "ümlaut+plus"}) {
       ActorRef ref = spawnNamedFor(id);
       t.started(id, ref);
@@ -44,10 +44,10 @@ class EntityTableNamingTest {
 
   @Test
   void anEarlierIncarnationIsNotTheEntity() {
-    EntityTable t = new EntityTable(10);
+    EntityTable t = EntityTableTest.table(10, false);
     ActorRef first = spawnNamedFor("again");
     t.started("again", first);
-    t.stopped("again");
+    t.terminated("again", false, 0);
     testKit.stop(Adapter.toTyped(first));
     ActorRef second = spawnNamedFor("again");
     t.started("again", second);

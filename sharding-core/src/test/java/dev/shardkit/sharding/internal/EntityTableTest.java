@@ -7,21 +7,27 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.shardkit.sharding.internal.EntityTable.Arrival;
+import dev.shardkit.sharding.internal.EntityTable.Next;
 import dev.shardkit.sharding.internal.EntityTable.Status;
+import dev.shardkit.sharding.internal.EntityTable.Wait;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
+/** The table's states and its checked transitions: what each allows, and what it refuses. */
 class EntityTableTest {
-  private static ActorTestKit testKit;
-  private static ActorRef e1;
-  private static ActorRef e2;
-  private static ActorRef e1Again;
+  static ActorTestKit testKit;
+  static ActorRef e1;
+  static ActorRef e2;
+  static ActorRef e1Again;
 
   @BeforeAll
   static void startTestKit() {
@@ -37,157 +43,217 @@ class EntityTableTest {
     testKit.shutdownTestKit();
   }
 
+  /** A table whose entities back off 100 ms at first, at most 1 s. */
+  static EntityTable table(int bufferLimit, boolean remembering) {
+    return new EntityTable(bufferLimit, remembering, new RestartBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)));
+  }
+
+  /** Asserts a refusal that names the entity, its state and the step, and returns its message. */
+  static String refused(Executable step, String entityId, String state, String what) {
+    String message = assertThrows(IllegalStateException.class, step).getMessage();
+    assertTrue(message.contains("[" + entityId + "]"), message);
+    assertTrue(message.contains(state), message);
+    assertTrue(message.contains(what), message);
+    return message;
+  }
+
   @Test
   void emptyTable() {
-    EntityTable t = new EntityTable(10);
+    EntityTable t = table(10, false);
     assertNull(t.active("a"));
     assertNull(t.status("a"));
     assertNull(t.idOf(e1));
     assertEquals(0, t.size());
     assertEquals(Set.of(), t.entityIds());
     assertEquals(0, t.heldMessages());
-    assertFalse(t.passivating("a"));
-    assertEquals(List.of(), t.stopped("a"));
+    assertTrue(t.allStopped());
+    assertTrue(t.startsAtOnce());
   }
 
   @Test
   void startedEntityIsActive() {
-    EntityTable t = new EntityTable(10);
-    t.started("a", e1);
-    t.started("b", e2);
+    EntityTable t = table(10, false);
+    assertFalse(t.started("a", e1));
+    assertFalse(t.started("b", e2));
     assertSame(e1, t.active("a"));
-    assertSame(e2, t.active("b"));
     assertEquals(Status.ACTIVE, t.status("a"));
     assertEquals("a", t.idOf(e1));
     assertEquals("b", t.idOf(e2));
-    assertEquals(2, t.size());
     assertEquals(Set.of("a", "b"), t.entityIds());
+    assertFalse(t.allStopped());
   }
 
   @Test
-  void fullLifecycleReturnsHeldMessagesInOrder() {
-    EntityTable t = new EntityTable(10);
+  void passivatedEntityHoldsItsMessagesForItsNextIncarnation() {
+    EntityTable t = table(10, false);
     t.started("a", e1);
-    assertTrue(t.passivating("a"));
+    assertTrue(t.passivate("a"));
     assertEquals(Status.PASSIVATING, t.status("a"));
     // No longer a target for direct delivery, but still live and still known by its ref.
     assertNull(t.active("a"));
     assertEquals("a", t.idOf(e1));
-    assertEquals(Set.of("a"), t.entityIds());
     assertEquals(1, t.size());
-
-    assertTrue(t.hold("a", "m1"));
-    assertTrue(t.hold("a", "m2"));
-    assertTrue(t.hold("a", "m3"));
-    assertEquals(3, t.heldMessages());
-
-    assertEquals(List.of("m1", "m2", "m3"), t.stopped("a"));
+    for (String m : List.of("m1", "m2", "m3")) {
+      assertTrue(t.hold("a", m));
+      assertEquals(Arrival.HOLD, t.arrived("a"));
+    }
+    assertEquals(Next.START_FOR_HELD, t.terminated("a", false, 0).next());
     assertNull(t.status("a"));
-    assertNull(t.active("a"));
     assertNull(t.idOf(e1));
-    assertEquals(0, t.size());
-    assertEquals(Set.of(), t.entityIds());
-    assertEquals(0, t.heldMessages());
-    // Held messages go to exactly one next incarnation.
-    assertEquals(List.of(), t.stopped("a"));
-  }
-
-  @Test
-  void stoppedIdCanStartAgainWithANewRef() {
-    EntityTable t = new EntityTable(10);
-    t.started("a", e1);
-    t.passivating("a");
-    t.hold("a", "m");
-    t.stopped("a");
+    assertTrue(t.admit("a"));
     t.started("a", e1Again);
+    assertEquals(List.of("m1", "m2", "m3"), t.takeHeld("a"));
+    assertEquals(0, t.heldMessages());
     assertSame(e1Again, t.active("a"));
     assertEquals("a", t.idOf(e1Again));
-    assertNull(t.idOf(e1));
-    assertEquals(Status.ACTIVE, t.status("a"));
   }
 
   @Test
-  void doubleStartIsRejected() {
-    EntityTable t = new EntityTable(10);
+  void passivatingTwiceAsksForOneStop() {
+    EntityTable t = table(10, false);
     t.started("a", e1);
-    IllegalStateException active = assertThrows(IllegalStateException.class, () -> t.started("a", e1Again));
-    assertTrue(active.getMessage().contains("[a]"), active.getMessage());
-    // A second incarnation while the first is stopping would break single incarnation.
-    t.passivating("a");
-    assertThrows(IllegalStateException.class, () -> t.started("a", e1Again));
-    // The rejected start changed nothing.
+    assertTrue(t.passivate("a"));
+    assertFalse(t.passivate("a"));
+    assertEquals(Status.PASSIVATING, t.status("a"));
+  }
+
+  @Test
+  void aSecondIncarnationIsRefused() {
+    EntityTable t = table(10, false);
+    t.started("a", e1);
+    refused(() -> t.started("a", e1Again), "a", "ACTIVE", "start");
+    // Nor while the first is stopping: that would break single incarnation.
+    t.passivate("a");
+    refused(() -> t.started("a", e1Again), "a", "PASSIVATING", "start");
+    refused(() -> t.admit("a"), "a", "PASSIVATING", "be admitted");
+    // The refused steps changed nothing.
     assertEquals(Status.PASSIVATING, t.status("a"));
     assertEquals("a", t.idOf(e1));
     assertNull(t.idOf(e1Again));
   }
 
   @Test
-  void passivatingANonActiveIdReturnsFalse() {
-    EntityTable t = new EntityTable(10);
-    assertFalse(t.passivating("unknown"));
-    assertNull(t.status("unknown"));
+  void anActiveEntityCannotWait() {
+    EntityTable t = table(10, true);
     t.started("a", e1);
-    assertTrue(t.passivating("a"));
-    assertFalse(t.passivating("a"));
-    assertEquals(Status.PASSIVATING, t.status("a"));
-    t.stopped("a");
-    assertFalse(t.passivating("a"));
+    refused(() -> t.awaitGate("a"), "a", "ACTIVE", "wait for the delivery gate");
+    refused(() -> t.awaitLoad("a"), "a", "ACTIVE", "wait for the store to be read");
+    refused(() -> t.hold("a", "m"), "a", "ACTIVE", "have a message held");
+    refused(() -> t.arrived("a"), "a", "ACTIVE", "have a message held");
+    refused(() -> t.creationFailed("a", 0), "a", "ACTIVE", "fail to start");
+    assertEquals(Status.ACTIVE, t.status("a"));
+    assertNull(t.waitingFor("a"));
+    assertEquals(0, t.heldMessages());
   }
 
   @Test
-  void stoppingWithoutHeldMessagesReturnsNothing() {
-    EntityTable t = new EntityTable(10);
-    t.started("a", e1);
-    assertEquals(List.of(), t.stopped("a"));
-    assertEquals(0, t.size());
+  void onlyALiveEntityPassivatesOrStops() {
+    EntityTable t = table(10, false);
+    refused(() -> t.passivate("x"), "x", "unknown", "passivate");
+    refused(() -> t.terminated("x", false, 0), "x", "unknown", "have stopped");
+    t.awaitGate("w");
+    refused(() -> t.passivate("w"), "w", "WAITING (GATE)", "passivate");
+    refused(() -> t.terminated("w", false, 0), "w", "WAITING (GATE)", "have stopped");
+    assertEquals(Wait.GATE, t.waitingFor("w"));
   }
 
   @Test
-  void heldMessagesAreKeptPerEntity() {
-    EntityTable t = new EntityTable(10);
+  void waitingForLoadIsOnlyForAnUnknownEntity() {
+    EntityTable t = table(10, true);
+    t.awaitLoad("a");
+    assertEquals(Wait.LOADING, t.waitingFor("a"));
+    refused(() -> t.awaitLoad("a"), "a", "WAITING (LOADING)", "wait for the store to be read");
+  }
+
+  @Test
+  void anEntityWaitingForRoomIsNotAdmittedTwice() {
+    EntityTable t = table(10, false);
+    t.limit(1);
+    assertFalse(t.startsAtOnce());
+    assertTrue(t.admit("a"));
+    t.started("a", e1);
+    assertFalse(t.admit("b"));
+    assertEquals(Wait.SLOT, t.waitingFor("b"));
+    assertEquals(0, t.roomToKeep());
+    assertNull(t.nextForRoom());
+    refused(() -> t.admit("b"), "b", "WAITING (SLOT)", "be admitted");
+    t.passivate("a");
+    t.terminated("a", false, 0);
+    assertEquals("b", t.nextForRoom());
+    t.started("b", e2);
+    assertNull(t.nextForRoom());
+    assertEquals(List.of(), t.waitingIds(Wait.SLOT));
+  }
+
+  @Test
+  void aShrinkingLimitIsReported() {
+    EntityTable t = table(10, false);
+    assertTrue(t.limit(2));
     t.started("a", e1);
     t.started("b", e2);
-    t.passivating("a");
-    t.passivating("b");
-    t.hold("a", "a1");
-    t.hold("b", "b1");
-    t.hold("a", "a2");
-    assertEquals(List.of("b1"), t.stopped("b"));
-    assertEquals(2, t.heldMessages());
-    assertEquals(List.of("a1", "a2"), t.stopped("a"));
+    assertFalse(t.overLimit());
+    assertTrue(t.limit(1));
+    assertTrue(t.overLimit());
+    assertFalse(t.limit(5));
   }
 
   @Test
-  void holdLimitIsOverAllPassivatingEntities() {
-    EntityTable t = new EntityTable(3);
+  void aNewEntityOfARememberingTypeIsWrittenFirst() {
+    EntityTable t = table(10, true);
+    assertFalse(t.startsAtOnce());
+    assertTrue(t.hold("a", "m"));
+    assertEquals(Arrival.REMEMBER_FIRST, t.arrived("a"));
+    assertEquals(Wait.STORE, t.waitingFor("a"));
+    assertTrue(t.hold("a", "m2"));
+    assertEquals(Arrival.HOLD, t.arrived("a"));
+    assertEquals(List.of("a"), t.written(List.of("a", "other")));
+    assertTrue(t.admit("a"));
+    t.started("a", e1);
+    assertEquals(List.of("m", "m2"), t.takeHeld("a"));
+    assertEquals(List.of(), t.written(List.of("a")));
+  }
+
+  @Test
+  void theStoreReadAdmitsRememberedEntitiesAndQueuesTheRest() {
+    EntityTable t = table(10, true);
+    t.awaitLoad("known");
+    t.awaitLoad("new");
+    EntityTable.Loaded loaded = t.loaded(Set.of("known", "r1"));
+    assertEquals(List.of("known"), loaded.admit());
+    assertEquals(List.of("new"), loaded.remember());
+    assertEquals(Wait.STORE, t.waitingFor("new"));
+    assertEquals(Wait.RECOVERY, t.waitingFor("r1"));
+    assertTrue(t.recovering());
+    assertEquals(List.of("r1"), t.nextRecoveries(5));
+    // A message for a remembered entity need not wait for its recovery batch.
+    t.hold("r1", "m");
+    assertEquals(Arrival.ADMIT, t.arrived("r1"));
+    assertTrue(t.admit("r1"));
+    t.started("r1", e1);
+    assertFalse(t.recovering());
+  }
+
+  @Test
+  void theHoldLimitIsOverAllEntities() {
+    EntityTable t = table(3, false);
     t.started("a", e1);
     t.started("b", e2);
-    t.passivating("a");
-    t.passivating("b");
+    t.passivate("a");
+    t.passivate("b");
     assertTrue(t.hold("a", 1));
     assertTrue(t.hold("b", 2));
     assertTrue(t.hold("a", 3));
     assertFalse(t.hold("b", 4));
-    assertFalse(t.hold("a", 5));
     assertEquals(3, t.heldMessages());
-    // Stopping one entity frees its share for others.
-    assertEquals(List.of(1, 3), t.stopped("a"));
+    // Taking one entity's messages frees its share for others.
+    assertEquals(List.of(1, 3), t.takeHeld("a"));
     assertTrue(t.hold("b", 6));
-    assertEquals(List.of(2, 6), t.stopped("b"));
-  }
-
-  @Test
-  void zeroLimitHoldsNothing() {
-    EntityTable t = new EntityTable(0);
-    t.started("a", e1);
-    t.passivating("a");
-    assertFalse(t.hold("a", "m"));
-    assertEquals(List.of(), t.stopped("a"));
+    assertEquals(List.of(2, 6), t.takeHeld("b"));
   }
 
   @Test
   void entityIdsIsASnapshot() {
-    EntityTable t = new EntityTable(10);
+    EntityTable t = table(10, false);
     t.started("a", e1);
     Set<String> ids = t.entityIds();
     t.started("b", e2);

@@ -41,6 +41,10 @@ class GracefulShutdownTest {
       ClusterSharding.get(system).start(Entity.of(KEY, ledger::entity)
           .withSettings(ShardingSettings.create(system).withNumberOfShards(SHARDS)));
     }
+    // The coordinator places shards only on regions it knows; a region that started after the
+    // coordinator asked its node would get none before traffic has used them all.
+    TestCluster.await(Duration.ofSeconds(30), () -> RebalanceTest.stats(cluster.system(0), KEY).regions().size() == 3,
+        "the coordinator knows every region");
     List<String> entities = new ArrayList<>();
     for (int i = 0; i < 600; i++) {
       entities.add("g-" + i);

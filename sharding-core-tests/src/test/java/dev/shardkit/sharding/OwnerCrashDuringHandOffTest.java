@@ -73,6 +73,9 @@ class OwnerCrashDuringHandOffTest {
     cluster.awaitUp(2);
     start(cluster.system(0));
     start(cluster.system(1));
+    // The coordinator places shards only on regions it knows: both must be known before the pings.
+    TestCluster.await(Duration.ofSeconds(30), () -> RebalanceTest.stats(cluster.system(0), KEY).regions().size() == 2,
+        "the coordinator knows both regions");
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < 60; i++) {
       ids.add("c-" + i);

@@ -12,7 +12,7 @@ import java.util.Map;
  * recently used ones when there are too many. Owned by the shard actor; not thread-safe. Times are
  * {@link System#nanoTime()} values, passed in so that tests control the clock.
  */
-public final class EntityRecency {
+final class EntityRecency {
   // Access order: iteration runs from the least to the most recently used.
   private final LinkedHashMap<String, Long> lastUsed = new LinkedHashMap<>(16, 0.75f, true);
 

@@ -19,7 +19,7 @@ import org.apache.pekko.actor.ActorRef;
  * <p>Entities are kept by their classic refs: the typed ref that {@code spawn} returns is a
  * wrapper object of its own, and a shard of a million entities would hold a million of them.
  */
-public final class EntityTable {
+final class EntityTable {
   /** The lifecycle of one entity the shard knows. */
   public enum Status { ACTIVE, PASSIVATING, WAITING }
 

@@ -46,7 +46,7 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * until its start is durable, and a shard that is handed off stops only after its last write, so
  * the shard's next home reads everything this one wrote.
  */
-public final class Shard extends AbstractBehavior<Object> {
+final class Shard extends AbstractBehavior<Object> {
 
   /** Ask for the shard's live entities; answered with {@link ShardSnapshot}. Local only. */
   public record GetShardState(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}

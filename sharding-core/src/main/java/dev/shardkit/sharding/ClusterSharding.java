@@ -1,51 +1,19 @@
 package dev.shardkit.sharding;
 
-import com.typesafe.config.Config;
-import dev.shardkit.sharding.internal.CoordinatorSpec;
-import dev.shardkit.sharding.internal.DeliveryGate;
-import dev.shardkit.sharding.internal.EntityRefImpl;
-import dev.shardkit.sharding.internal.NodeGate;
-import dev.shardkit.sharding.internal.RegionHandle;
-import dev.shardkit.sharding.internal.RegionSpec;
-import dev.shardkit.sharding.internal.RegisteredType;
-import dev.shardkit.sharding.internal.SerializabilityCheck;
-import dev.shardkit.sharding.internal.ShardCoordinator;
-import dev.shardkit.sharding.internal.ShardRegion;
-import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
-import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
-import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
-import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
-import dev.shardkit.sharding.internal.StateStores;
-import dev.shardkit.sharding.spi.CoordinatorStateStoreProvider;
-import dev.shardkit.sharding.spi.RememberEntitiesStoreProvider;
+import dev.shardkit.sharding.internal.StartedType;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.pekko.Done;
-import org.apache.pekko.actor.Address;
-import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
-import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.Cluster;
-import org.apache.pekko.cluster.singleton.ClusterSingletonManager;
-import org.apache.pekko.cluster.singleton.ClusterSingletonManagerSettings;
-import org.apache.pekko.cluster.singleton.ClusterSingletonProxy;
-import org.apache.pekko.cluster.singleton.ClusterSingletonProxySettings;
 
 /**
  * The entry point: start entity types, and address their entities. One instance per actor
@@ -67,14 +35,12 @@ public final class ClusterSharding implements Extension {
   private static final Duration DEFAULT_STATE_TIMEOUT = Duration.ofSeconds(5);
 
   private final ActorSystem<?> system;
-  private final org.apache.pekko.actor.ExtendedActorSystem classic;
   private final Cluster cluster;
-  private final ConcurrentHashMap<String, RegisteredType> types = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, StartedType> types = new ConcurrentHashMap<>();
 
   private ClusterSharding(ActorSystem<?> system) {
     this.system = system;
-    this.classic = (org.apache.pekko.actor.ExtendedActorSystem) Adapter.toClassic(system);
-    this.cluster = Cluster.get(classic);
+    this.cluster = Cluster.get(Adapter.toClassic(system));
   }
 
   /**
@@ -148,83 +114,26 @@ public final class ClusterSharding implements Extension {
         Optional.empty(), Optional.empty());
   }
 
-  @SuppressWarnings("unchecked")
   private synchronized <M, E> ActorRef<E> startRegion(EntityTypeKey<M> typeKey,
       Optional<MessageExtractor<E, M>> extractor, ShardingSettings settings,
       Optional<Function<EntityContext<Object>, Behavior<Object>>> createBehavior, Optional<Object> stopMessage,
       Optional<ShardAllocationStrategy> strategy) {
-    String name = typeKey.name();
-    RegisteredType existing = types.get(name);
+    StartedType existing = types.get(typeKey.name());
     if (existing != null) {
       requireSameClass(existing, typeKey);
-      return existing.handle().region().unsafeUpcast();
+      return existing.region().unsafeUpcast();
     }
-    Config shardingConfig = system.settings().config().getConfig("shardkit.sharding");
-    // The node's delivery gate runs before any of its entities can: they check it.
-    NodeGate.get(system);
-    CoordinatorStateStoreProvider provider = StateStores.provider(shardingConfig, settings.stateStoreMode());
-    // Only regions that host entities remember them; a proxy never starts a shard.
-    Optional<RememberEntitiesStoreProvider> remember = createBehavior.isPresent() && settings.rememberEntities()
-        ? Optional.of(StateStores.rememberEntitiesProvider(shardingConfig, settings.rememberEntitiesStore()))
-        : Optional.empty();
-    remember.ifPresent(p -> p.startOnNode(system, name, settings));
-    // Proxies on members of the role too: a store's replicas count every member of the role.
-    if (createBehavior.isPresent() || settings.role().map(org.apache.pekko.cluster.Cluster.get(classic)
-        .selfRoles()::contains).orElse(true)) {
-      provider.startOnNode(system, name, settings);
-    }
-    MessageExtractor<Object, Object> ex = (MessageExtractor<Object, Object>) (MessageExtractor<?, ?>) extractor
+    @SuppressWarnings("unchecked")
+    MessageExtractor<Object, Object> resolved = (MessageExtractor<Object, Object>) (MessageExtractor<?, ?>) extractor
         .orElseGet(() -> (MessageExtractor<E, M>) (MessageExtractor<?, ?>) new StableHashMessageExtractor<M>(
             settings.numberOfShards()));
-    if (createBehavior.isPresent()) {
-      // The built-in extractors' shard ids are 0..n-1, so the coordinator can place them all up front.
-      int knownShards = settings.placeAllShardsAtStart() && (Object) ex instanceof EnvelopeMessageExtractor<?> known
-          ? known.numberOfShards() : 0;
-      startCoordinator(name, settings, strategy.orElseGet(settings::leastShardAllocationStrategy), provider,
-          remember, knownShards);
-    }
-    ActorRef<Object> coordinator = Adapter.toTyped(classic.systemActorOf(
-        ClusterSingletonProxy.props("/system/" + coordinatorName(name),
-            ClusterSingletonProxySettings.create(classic).withRole(settings.role().orElse(null))),
-        "shardkit-coordinator-proxy-" + name));
-    RegionHandle handle = new RegionHandle(new SerializabilityCheck(classic));
-    RegionSpec spec = new RegionSpec((EntityTypeKey<Object>) (EntityTypeKey<?>) typeKey, ex, createBehavior,
-        stopMessage, settings, coordinator, handle, remember);
-    ActorRef<Object> region = system.systemActorOf(ShardRegion.create(spec), ShardRegion.actorName(name),
-        Props.empty());
-    handle.attach(region);
-    types.put(name, new RegisteredType(typeKey, handle, ex, coordinator));
-    // Before the node leaves the cluster, its shards move to the remaining nodes.
-    CoordinatedShutdown shutdown = CoordinatedShutdown.get(classic);
-    Duration phaseTimeout = Duration.ofNanos(
-        shutdown.timeout(CoordinatedShutdown.PhaseClusterShardingShutdownRegion()).toNanos());
-    shutdown.addTask(CoordinatedShutdown.PhaseClusterShardingShutdownRegion(), "shardkit-region-" + name, () -> {
-      if (nodeIsOut()) {
-        return CompletableFuture.completedFuture(Done.getInstance());
-      }
-      return shutdownRegion(region, phaseTimeout).exceptionally(e -> {
-        system.log().warn("Entity type [{}]: the region did not hand off all its shards within {} ms ({}); "
-            + "the node leaves anyway", name, phaseTimeout.toMillis(), e.toString());
-        return Done.getInstance();
-      });
-    });
-    return region.unsafeUpcast();
-  }
-
-  /**
-   * A node that was downed or removed hands nothing off: nobody would take the shards (the others
-   * no longer hear it), they are started elsewhere anyway, and its region has already stopped.
-   */
-  private boolean nodeIsOut() {
-    var status = cluster.selfMember().status();
-    return cluster.isTerminated() || status == org.apache.pekko.cluster.MemberStatus.down()
-        || status == org.apache.pekko.cluster.MemberStatus.removed()
-        || NodeGate.get(system).gate().state() == DeliveryGate.State.DOWN;
-  }
-
-  private CompletionStage<Done> shutdownRegion(ActorRef<Object> region, Duration timeout) {
-    return AskPattern.<Object, Object>ask(region, ShardRegion.GracefulShutdown::new, timeout, system.scheduler())
-        .thenApply(done -> Done.getInstance());
+    // The built-in extractors' shard ids are 0..n-1, so the coordinator can place them all up front.
+    int knownShards = createBehavior.isPresent() && settings.placeAllShardsAtStart()
+        && (Object) resolved instanceof EnvelopeMessageExtractor<?> known ? known.numberOfShards() : 0;
+    StartedType started = StartedType.start(system, typeKey, resolved, knownShards, settings, createBehavior,
+        stopMessage, strategy.orElseGet(settings::leastShardAllocationStrategy));
+    types.put(typeKey.name(), started);
+    return started.region().unsafeUpcast();
   }
 
   /**
@@ -239,25 +148,10 @@ public final class ClusterSharding implements Extension {
    *     longer than {@code timeout}
    */
   public CompletionStage<Done> gracefulShutdown(EntityTypeKey<?> typeKey, Duration timeout) {
-    return shutdownRegion(registered(typeKey).handle().region(), timeout);
+    return registered(typeKey).gracefulShutdown(timeout);
   }
 
-  private void startCoordinator(String name, ShardingSettings settings, ShardAllocationStrategy strategy,
-      CoordinatorStateStoreProvider provider, Optional<RememberEntitiesStoreProvider> remember, int knownShards) {
-    org.apache.pekko.actor.Props coordinatorProps = Adapter.props(() -> ShardCoordinator.create(new CoordinatorSpec(
-        name, settings, strategy, provider.create(system, name, settings),
-        remember.map(r -> () -> r.rememberedShards(system, name, settings)), knownShards)));
-    classic.systemActorOf(
-        ClusterSingletonManager.props(coordinatorProps, ShardCoordinator.Stop.INSTANCE,
-            ClusterSingletonManagerSettings.create(classic).withRole(settings.role().orElse(null))),
-        coordinatorName(name));
-  }
-
-  private static String coordinatorName(String typeName) {
-    return "shardkit-coordinator-" + typeName;
-  }
-
-  private static void requireSameClass(RegisteredType registered, EntityTypeKey<?> key) {
+  private static void requireSameClass(StartedType registered, EntityTypeKey<?> key) {
     if (!registered.typeKey().messageClass().equals(key.messageClass())) {
       throw new IllegalArgumentException("Entity type [" + key.name() + "] is started on this node with message class "
           + registered.typeKey().messageClass().getName() + ", not " + key.messageClass().getName()
@@ -265,11 +159,11 @@ public final class ClusterSharding implements Extension {
     }
   }
 
-  private RegisteredType registered(EntityTypeKey<?> key) {
+  private StartedType registered(EntityTypeKey<?> key) {
     if (key == null) {
       throw new IllegalArgumentException("EntityTypeKey must not be null");
     }
-    RegisteredType registered = types.get(key.name());
+    StartedType registered = types.get(key.name());
     if (registered == null) {
       throw new IllegalStateException("Entity type [" + key.name() + "] is not started on this node; call "
           + "ClusterSharding.start or startProxy for it first");
@@ -286,23 +180,7 @@ public final class ClusterSharding implements Extension {
    * @throws IllegalStateException if the type is not started on this node
    */
   public <M> EntityRef<M> entityRefFor(EntityTypeKey<M> typeKey, String entityId) {
-    RegisteredType registered = registered(typeKey);
-    if (entityId == null || entityId.isEmpty()) {
-      throw new IllegalArgumentException("Entity id for entity type [" + typeKey.name() + "] must not be "
-          + (entityId == null ? "null" : "empty"));
-    }
-    String shardId;
-    try {
-      shardId = registered.extractor().shardId(entityId);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException("The message extractor of entity type [" + typeKey.name()
-          + "] failed for entity id [" + entityId + "]: " + e, e);
-    }
-    if (shardId == null || shardId.isEmpty()) {
-      throw new IllegalArgumentException("The message extractor of entity type [" + typeKey.name()
-          + "] gave no shard id for entity id [" + entityId + "]");
-    }
-    return new EntityRefImpl<>(typeKey, entityId, shardId, registered.handle(), system.scheduler());
+    return registered(typeKey).entityRefFor(typeKey, entityId);
   }
 
   /**
@@ -322,10 +200,7 @@ public final class ClusterSharding implements Extension {
    * @throws IllegalStateException if the type is not started on this node
    */
   public CompletionStage<ShardRegionState> shardRegionState(EntityTypeKey<?> typeKey, Duration timeout) {
-    RegisteredType registered = registered(typeKey);
-    return AskPattern.<Object, Object>ask(registered.handle().region(),
-            replyTo -> new ShardRegion.GetLocalState(replyTo, timeout), timeout.plus(timeout), system.scheduler())
-        .thenApply(r -> ((ShardRegion.LocalState) r).state());
+    return registered(typeKey).localState(timeout);
   }
 
   /**
@@ -336,29 +211,6 @@ public final class ClusterSharding implements Extension {
    * @throws IllegalStateException if the type is not started on this node
    */
   public CompletionStage<ClusterShardingStats> clusterShardingStats(EntityTypeKey<?> typeKey, Duration timeout) {
-    RegisteredType registered = registered(typeKey);
-    return AskPattern.<Object, Object>ask(registered.coordinator(), GetCurrentRegions::new, timeout,
-            system.scheduler())
-        .thenCompose(reply -> {
-          Set<ActorRef<Object>> regions = ((CurrentRegions) reply).regions();
-          Map<Address, Map<String, Integer>> answered = new ConcurrentHashMap<>();
-          Set<Address> failed = ConcurrentHashMap.newKeySet();
-          List<CompletableFuture<Void>> asks = new ArrayList<>();
-          for (ActorRef<Object> region : regions) {
-            Address address = region.path().address().hasGlobalScope() ? region.path().address()
-                : cluster.selfAddress();
-            asks.add(AskPattern.<Object, Object>ask(region, GetRegionStats::new, timeout, system.scheduler())
-                .handle((r, error) -> {
-                  if (error == null) {
-                    answered.put(address, new HashMap<>(((RegionStats) r).entityCounts()));
-                  } else {
-                    failed.add(address);
-                  }
-                  return (Void) null;
-                }).toCompletableFuture());
-          }
-          return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new))
-              .thenApply(done -> new ClusterShardingStats(answered, new HashSet<>(failed)));
-        });
+    return registered(typeKey).clusterStats(timeout);
   }
 }

@@ -10,7 +10,7 @@ import java.time.Duration;
  * what it counts is kept by its users, in a {@link Retries} or, for a run that ends by itself
  * after a quiet period, by the caller (see {@link #continues}).
  */
-public final class Backoff {
+final class Backoff {
   private final long firstNanos;
   private final long maxNanos;
   private final double factor;

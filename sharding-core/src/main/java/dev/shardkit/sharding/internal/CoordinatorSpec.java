@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  *     write, once the coordinator has settled; 0 places each shard when it is first asked for
  * @param handOffIds the source of hand-off ids (random by default; tests make them predictable)
  */
-public record CoordinatorSpec(
+record CoordinatorSpec(
     String typeName,
     ShardingSettings settings,
     ShardAllocationStrategy strategy,

@@ -32,7 +32,7 @@ import java.util.function.LongSupplier;
  * the gate opens, or when the ticker finds that a lease which looked expired to it was renewed
  * (the ticker read the clock just before it expired, so nothing was paused).
  */
-public final class DeliveryGate {
+final class DeliveryGate {
 
   /** Something that waits for the gate to open: told once, then forgotten. */
   public interface Parked {

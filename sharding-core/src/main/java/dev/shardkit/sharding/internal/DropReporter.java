@@ -12,7 +12,7 @@ import org.slf4j.Logger;
  * interval, so that a flood of drops cannot flood the log too. A region shares its reporter with
  * its shards, so its count covers theirs; drops are rare, so a lock is cheap enough.
  */
-public final class DropReporter {
+final class DropReporter {
   private final Logger log;
   private final String typeName;
   private final Consumer<Object> deadLetters;

@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * allows; when a region hosts more shards than the limit, each shard still gets one, and then
  * the limit is exceeded by those extra shards. Owned by the region actor; not thread-safe.
  */
-public final class EntityLimits {
+final class EntityLimits {
   private final int regionLimit;
   // Sorted so that the shards that get the remainder are the same ones every time.
   private final TreeMap<String, Integer> granted = new TreeMap<>();

@@ -13,7 +13,7 @@ import java.util.function.LongSupplier;
  * recently used ones when there are too many. Owned by the shard actor; not thread-safe. The clock
  * ({@link System#nanoTime()} in the shard) is passed in so that tests control it.
  */
-public final class EntityRecency implements Recency {
+final class EntityRecency implements Recency {
   private final LongSupplier clock;
   // Access order: iteration runs from the least to the most recently used.
   private final LinkedHashMap<String, Long> lastUsed = new LinkedHashMap<>(16, 0.75f, true);

@@ -11,7 +11,7 @@ import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /** An {@link EntityRef}: the entity's shard is computed once, the route per message. */
-public final class EntityRefImpl<M> implements EntityRef<M> {
+final class EntityRefImpl<M> implements EntityRef<M> {
   private final EntityTypeKey<M> typeKey;
   private final String entityId;
   private final String shardId;

@@ -41,7 +41,7 @@ import org.apache.pekko.actor.ActorRef;
  * returns is a wrapper object of its own, and a shard of a million entities would hold a million
  * of them.
  */
-public final class EntityTable {
+final class EntityTable {
   /** Where an entity the shard knows is in its life. */
   public enum Status { WAITING, ACTIVE, PASSIVATING, HANDED_OFF }
 

@@ -33,7 +33,7 @@ import org.slf4j.Logger;
  * It answers the other keepers' questions too. The regions of the node subscribe to hear when the
  * gate closes (they hold messages for their own shards then), opens, or closes for good.
  */
-public final class GateKeeper {
+final class GateKeeper {
 
   /** The keeper's name under {@code /system} on every node. */
   public static final String NAME = "shardkit-gate";

@@ -6,6 +6,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * What the nodes' gate keepers ({@link GateKeeper}) say to each other, serialized by
  * {@link GateSerializer}: a node whose {@link DeliveryGate} closed asks the others whether they
  * still count it as a member, and each answers only if it does ({@link MembershipCheck#confirms}).
+ *
+ * <p>Internal API: public because the configuration binds it to its serializer by name; not for
+ * applications, and it may change in any release.
  */
 public sealed interface GateProtocol {
 

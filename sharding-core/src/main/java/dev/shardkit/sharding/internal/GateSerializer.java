@@ -34,6 +34,9 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  * boolean one byte. Readers ignore bytes after the fields they know, so a later shardkit may
  * append fields without a new format version; any other change needs one, and a manifest of a
  * newer version than this one's is refused with a {@link NotSerializableException} naming it.
+ *
+ * <p>Internal API: public because Pekko creates it from the configuration; not for applications,
+ * and it may change in any release.
  */
 public final class GateSerializer extends SerializerWithStringManifest {
 

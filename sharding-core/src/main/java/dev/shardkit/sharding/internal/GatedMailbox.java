@@ -28,6 +28,9 @@ import scala.Option;
  *
  * <p>The queue is a multi-producer single-consumer linked queue, like Pekko's
  * {@code SingleConsumerOnlyUnboundedMailbox}: an actor's messages are taken by one thread at a time.
+ *
+ * <p>Internal API: public because Pekko creates it from the configuration; not for applications,
+ * and it may change in any release.
  */
 public final class GatedMailbox implements MailboxType, ProducesMessageQueue<GatedMailbox.Queue> {
 

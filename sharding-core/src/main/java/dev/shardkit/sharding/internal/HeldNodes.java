@@ -18,7 +18,7 @@ import org.apache.pekko.actor.Address;
  * that was held ends that one's entries, since an address is reused only after its old incarnation
  * has been removed.
  */
-public final class HeldNodes {
+final class HeldNodes {
 
   public static final HeldNodes NONE = new HeldNodes(Map.of(), Map.of());
 

@@ -16,6 +16,9 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * several nodes it is safe only while every live region registers with a new coordinator within
  * {@code coordinator-settle-timeout} (one that cannot is not known to host its shards, which could
  * then be placed a second time). Durable store modes do not depend on that.
+ *
+ * <p>Internal API: public because its provider is named in the configuration; not for applications,
+ * and it may change in any release.
  */
 public final class InMemoryCoordinatorStateStore implements CoordinatorStateStore {
 

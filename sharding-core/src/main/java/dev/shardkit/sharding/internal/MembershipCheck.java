@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  * that was only unreachable, or that nobody missed, gets its answers as soon as the others see it
  * reachable, and goes on where it stopped.
  */
-public final class MembershipCheck {
+final class MembershipCheck {
 
   private MembershipCheck() {}
 

@@ -13,7 +13,7 @@ import java.util.Set;
  *
  * @param <K> the key messages are held under
  */
-public final class MessageBuffers<K> {
+final class MessageBuffers<K> {
   private final int limit;
   private final Map<K, ArrayDeque<Object>> buffers = new HashMap<>();
   private int total;

@@ -3,6 +3,9 @@ package dev.shardkit.sharding.internal;
 /**
  * MurmurHash3, 32-bit x86 variant, seed 0: a fast hash whose output depends only on the input
  * bytes, which is what shard ids need (unlike {@code Object.hashCode}).
+ *
+ * <p>Internal API: public for {@code StableHashMessageExtractor}; not for applications, and it may
+ * change in any release.
  */
 public final class Murmur3 {
   private static final int C1 = 0xcc9e2d51;

@@ -16,7 +16,7 @@ import org.apache.pekko.actor.typed.Props;
  * <p>The ticker is a thread of its own rather than a scheduled task: it must run while the actor
  * dispatchers are busy, and it is what tells a pause of the whole process from a busy moment.
  */
-public final class NodeGate implements Extension {
+final class NodeGate implements Extension {
 
   private static final ExtensionId<NodeGate> ID = new ExtensionId<>() {
     @Override

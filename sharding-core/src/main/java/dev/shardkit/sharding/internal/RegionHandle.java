@@ -30,7 +30,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
  * <p>Both counters are striped (and padded against false sharing), so a backlog for a few new
  * shards does not send the traffic for every other shard through the region.
  */
-public final class RegionHandle {
+final class RegionHandle {
 
   /** A message that took the slow path; the region must call {@link #routed} once it is routed. */
   public record ViaRegion(Deliver deliver) implements NoSerializationVerificationNeeded {}

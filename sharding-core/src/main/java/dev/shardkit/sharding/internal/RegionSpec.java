@@ -18,7 +18,7 @@ import org.apache.pekko.actor.typed.Behavior;
  * @param rememberEntities the store provider of each shard's remembered entities; empty when the
  *     type does not remember them
  */
-public record RegionSpec(
+record RegionSpec(
     EntityTypeKey<Object> typeKey,
     MessageExtractor<Object, Object> extractor,
     Optional<Function<EntityContext<Object>, Behavior<Object>>> createBehavior,

@@ -12,7 +12,7 @@ import java.util.Set;
  * entity passivated and started again before its removal was written is written as started.
  * Owned by the shard actor; not thread-safe.
  */
-public final class RememberedUpdates {
+final class RememberedUpdates {
 
   /**
    * One write: these entities started, those were passivated. An id is in at most one of the sets.

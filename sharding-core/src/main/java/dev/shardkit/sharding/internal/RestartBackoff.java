@@ -14,7 +14,7 @@ import java.util.Map;
  * never fail. Times are {@link System#nanoTime()} values passed in, so tests control the clock.
  * Owned by the shard actor; not thread-safe.
  */
-public final class RestartBackoff {
+final class RestartBackoff {
   private record Failures(int inARow, long restartAt) {}
 
   /** Beyond this many remembered failures the ones long over are swept, so the map stays small. */

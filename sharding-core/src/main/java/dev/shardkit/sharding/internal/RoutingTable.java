@@ -22,6 +22,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * <p>Likewise the shards hosted here are held while this node's delivery gate is closed
  * ({@link #localHeld}): the node may have been downed while it was not looking, so callers' messages
  * for them wait in the region, within its bounded buffers, until the node is confirmed a member.
+ *
+ * <p>Internal API: public for the benchmarks module's micro-benchmarks; not for applications, and
+ * it may change in any release.
  */
 public final class RoutingTable {
   /** Where a shard lives, as seen from one region. */

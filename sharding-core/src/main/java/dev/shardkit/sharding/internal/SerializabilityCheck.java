@@ -13,7 +13,7 @@ import org.apache.pekko.serialization.Serializer;
  * nobody can serialize is reported before the remote hop (naming the entity) instead of failing
  * deep inside remoting.
  */
-public final class SerializabilityCheck {
+final class SerializabilityCheck {
   private final Serialization serialization;
   private final ConcurrentHashMap<Class<?>, Optional<String>> problems = new ConcurrentHashMap<>();
 

@@ -42,7 +42,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * until its start is durable, and a shard that is handed off stops only after its last write, so
  * the shard's next home reads everything this one wrote.
  */
-public final class Shard {
+final class Shard {
 
   /** Ask for the shard's live entities; answered with {@link ShardSnapshot}. Local only. */
   public record GetShardState(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}

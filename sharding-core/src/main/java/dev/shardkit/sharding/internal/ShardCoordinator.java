@@ -54,7 +54,7 @@ import org.slf4j.Logger;
  * has none, or the settle timeout: shards with a home are served, requests for homeless shards
  * wait) → <em>active</em> (places shards, rebalances).
  */
-public final class ShardCoordinator {
+final class ShardCoordinator {
 
   /** Sent by the singleton manager when the coordinator must hand over. Local only. */
   public enum Stop implements NoSerializationVerificationNeeded { INSTANCE }

@@ -75,7 +75,7 @@ import org.slf4j.Logger;
  * have delivered everything). The region stops at once, in any state, when this node is out of
  * the cluster.
  */
-public final class ShardRegion {
+final class ShardRegion {
 
   /** Ask for this region's state; answered with {@link LocalState}. Local only. */
   public record GetLocalState(ActorRef<Object> replyTo, Duration timeout) implements NoSerializationVerificationNeeded {}

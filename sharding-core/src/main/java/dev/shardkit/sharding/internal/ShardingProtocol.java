@@ -9,6 +9,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  * The messages regions, shards and the coordinator exchange across nodes. Every one of them is
  * serialized by {@link ShardingSerializer}; messages that never leave a node live beside the actor
  * that uses them and are marked {@code NoSerializationVerificationNeeded}.
+ *
+ * <p>Internal API: public because the configuration binds it to its serializer by name, and for
+ * shardkit's own tests; not for applications, and it may change in any release.
  */
 public sealed interface ShardingProtocol {
 

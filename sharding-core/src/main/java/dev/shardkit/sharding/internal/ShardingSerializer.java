@@ -120,6 +120,9 @@ import scala.util.Try;
  * <p>A payload that cannot be serialized (no binding, only Java serialization while that is
  * disabled, or a failing serializer) fails {@link #toBinary} with an {@link IllegalArgumentException}
  * naming the payload's class and the entity it was for.
+ *
+ * <p>Internal API: public because Pekko creates it from the configuration; not for applications,
+ * and it may change in any release.
  */
 public final class ShardingSerializer extends SerializerWithStringManifest {
 

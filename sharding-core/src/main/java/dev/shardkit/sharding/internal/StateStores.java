@@ -10,6 +10,9 @@ import java.util.TreeSet;
  * {@code shardkit.sharding.state-store-providers} (coordinator state) and
  * {@code shardkit.sharding.remember-entities-store-providers} (remember-entities); a mode whose
  * module is missing is reported with the artifact to add ({@code state-store-artifacts}).
+ *
+ * <p>Internal API: public for the store modules' tests, which look up their providers as the
+ * runtime does; not for applications, and it may change in any release.
  */
 public final class StateStores {
   private StateStores() {}

@@ -1,10 +1,18 @@
 /**
- * shardkit's runtime, not API: the actors ({@code ShardRegion}, {@code Shard},
- * {@code ShardCoordinator}, and each region's {@code DeliveryLink}s to other regions), the protocol
- * between them ({@link dev.shardkit.sharding.internal.ShardingProtocol}) and its binary serializer,
- * and the pure pieces the actors are thin shells around: the region's
- * {@link dev.shardkit.sharding.internal.RoutingTable} and buffers, a link's
- * {@code DeliveryWindow} and a receiving region's {@code InboundSequences}, the shard's
- * {@link dev.shardkit.sharding.internal.EntityTable}.
+ * shardkit's runtime, not API. The actors are thin shells ({@code ShardCoordinator},
+ * {@code ShardRegion}, {@code Shard}, each region's {@code DeliveryLink}s to other regions, the
+ * node's {@code GateKeeper}) around pure units tested without actors: for the coordinator
+ * {@code Placement}, {@code HandOffTracker}, {@code CoordinatorWrites}, {@code MemberSnapshot} and
+ * {@code Settling}; for the region the {@code RoutingTable}, {@code RegionRouting},
+ * {@code OwnerHandOffs}, {@code RegionLinks} with a link's {@code DeliveryWindow} and a receiving
+ * region's {@code InboundSequences}; for the shard its {@code EntityTable} with checked
+ * transitions. The protocol between them ({@link dev.shardkit.sharding.internal.ShardingProtocol})
+ * has its own versioned binary serializer.
+ *
+ * <p>Nearly everything here is package-private. What is public is so only because something
+ * outside the package must reach it, and says why in its Javadoc: {@link StartedType}, through
+ * which {@code ClusterSharding} starts and reaches an entity type; the serializers, mailbox,
+ * protocols and in-memory store that Pekko or the configuration name; the binary primitives and
+ * persistent list the store modules and {@code spi.CoordinatorState} use.
  */
 package dev.shardkit.sharding.internal;

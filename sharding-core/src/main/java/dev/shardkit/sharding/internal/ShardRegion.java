@@ -2,6 +2,13 @@ package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.ShardRegionState;
 import dev.shardkit.sharding.internal.RegionHandle.ViaRegion;
+import dev.shardkit.sharding.internal.RegionMessages.CoordinatorTerminated;
+import dev.shardkit.sharding.internal.RegionMessages.LinksFlushedCheck;
+import dev.shardkit.sharding.internal.RegionMessages.QuietCheck;
+import dev.shardkit.sharding.internal.RegionMessages.RegionTerminated;
+import dev.shardkit.sharding.internal.RegionMessages.RestartShard;
+import dev.shardkit.sharding.internal.RegionMessages.RetryTick;
+import dev.shardkit.sharding.internal.RegionMessages.ShardTerminated;
 import dev.shardkit.sharding.internal.RegionRouting.Held;
 import dev.shardkit.sharding.internal.RegionRouting.Refused;
 import dev.shardkit.sharding.internal.RegionRouting.ToRegion;
@@ -36,7 +43,6 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.pekko.Done;
-import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -45,15 +51,9 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.cluster.ClusterEvent.MemberDowned;
 import org.apache.pekko.cluster.ClusterEvent.MemberEvent;
-import org.apache.pekko.cluster.ClusterEvent.MemberJoined;
-import org.apache.pekko.cluster.ClusterEvent.MemberUp;
-import org.apache.pekko.cluster.ClusterEvent.MemberWeaklyUp;
 import org.apache.pekko.cluster.ClusterEvent.ReachabilityEvent;
-import org.apache.pekko.cluster.ClusterEvent.ReachableMember;
-import org.apache.pekko.cluster.ClusterEvent.UnreachableMember;
-import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.UniqueAddress;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Subscribe;
 import org.slf4j.Logger;
@@ -88,23 +88,6 @@ public final class ShardRegion {
    * when the region has stopped. Local only.
    */
   public record GracefulShutdown(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
-
-  private enum RetryTick implements NoSerializationVerificationNeeded { INSTANCE }
-
-  private record CoordinatorTerminated(ActorRef<Object> coordinator) implements NoSerializationVerificationNeeded {}
-
-  private record RegionTerminated(ActorRef<Object> region) implements NoSerializationVerificationNeeded {}
-
-  private record ShardTerminated(String shardId) implements NoSerializationVerificationNeeded {}
-
-  /** Look again at the actions waiting in {@link QuietWaits}. */
-  private enum QuietCheck implements NoSerializationVerificationNeeded { INSTANCE }
-
-  /** Shutting down: look again whether every link has delivered what it holds. */
-  private enum LinksFlushedCheck implements NoSerializationVerificationNeeded { INSTANCE }
-
-  /** A shard with remembered entities stopped unexpectedly: start it again, which starts them. */
-  private record RestartShard(String shardId) implements NoSerializationVerificationNeeded {}
 
   private static final Duration STATS_TIMEOUT = Duration.ofSeconds(5);
 
@@ -259,12 +242,8 @@ public final class ShardRegion {
         .onMessageEquals(LinksFlushedCheck.INSTANCE, next::get)
         .onMessage(ShardHome.class, then(this::onShardHome, next))
         .onMessage(RegionTerminated.class, then(t -> onRegionTerminated(t.region()), next))
-        .onMessage(UnreachableMember.class, then(u -> onNode(u.member(), HeldNodes::unreachable), next))
-        .onMessage(ReachableMember.class, then(r -> onNode(r.member(), HeldNodes::reachable), next))
-        .onMessage(MemberDowned.class, then(d -> onNode(d.member(), HeldNodes::downed), next))
-        .onMessage(MemberJoined.class, then(j -> onNode(j.member(), HeldNodes::joined), next))
-        .onMessage(MemberWeaklyUp.class, then(w -> onNode(w.member(), HeldNodes::joined), next))
-        .onMessage(MemberUp.class, then(u -> onNode(u.member(), HeldNodes::joined), next))
+        .onMessage(ReachabilityEvent.class, then(this::onNodeEvent, next))
+        .onMessage(MemberEvent.class, then(this::onNodeEvent, next))
         .onMessageEquals(GateKeeper.GateChanged.DOWN, this::stopOutOfCluster)
         .onMessage(GateKeeper.GateChanged.class, then(this::onGateChanged, next))
         .onMessage(RestartShard.class, then(r -> {
@@ -283,8 +262,7 @@ public final class ShardRegion {
           }
           return next.get();
         })
-        // Other member events, an old coordinator's termination, unexpected protocol messages.
-        .onMessage(MemberEvent.class, e -> next.get())
+        // An old coordinator's termination, unexpected protocol messages.
         .onMessage(CoordinatorTerminated.class, t -> next.get())
         .onMessage(ShardingProtocol.class, then(m -> log.debug("Entity type [{}]: region ignores unexpected {}",
             spec.typeName(), m), next))
@@ -636,31 +614,21 @@ public final class ShardRegion {
   /**
    * A node became unreachable or was downed (messages for shards there are held from now on), or
    * is reachable again and was not downed (what was held goes on, before the shortcut may send
-   * anything newer); see {@link HeldNodes}. A node joining again at a held address ends the holds
-   * of its old incarnation.
+   * anything newer); see {@link NodeEvents}.
    */
-  private void onNode(Member member, HeldNodeChange change) {
-    if (member.uniqueAddress().equals(Cluster.get(context.getSystem()).selfMember().uniqueAddress())) {
-      return;
-    }
-    Address node = member.address();
-    long uid = member.uniqueAddress().longUid();
-    routing.nodeChanged(node, held -> change.apply(held, node, uid)).ifPresent(c -> {
+  private void onNodeEvent(Object event) {
+    UniqueAddress selfNode = Cluster.get(context.getSystem()).selfMember().uniqueAddress();
+    NodeEvents.of(event, selfNode).ifPresent(e -> routing.nodeChanged(e.node(), e.held()).ifPresent(c -> {
       if (c.reachable()) {
-        links.resendNow(node);
+        links.resendNow(e.node());
         reroute(c.released());
       }
       publish();
       if (!c.affected().isEmpty()) {
-        log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), node,
+        log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), e.node(),
             c.reachable() ? "reachable again" : "unreachable", c.affected().size(), c.reachable() ? "go on" : "are held");
       }
-    });
-  }
-
-  /** A transition of {@link HeldNodes} for one node's incarnation. */
-  private interface HeldNodeChange {
-    HeldNodes apply(HeldNodes held, Address node, long uid);
+    }));
   }
 
   /**

@@ -20,15 +20,10 @@ import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
-import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
-import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
-import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
-import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
-import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.internal.ShardingProtocol.UndeliverableItem;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -106,8 +101,7 @@ public final class ShardRegion {
   private final EntityLimits entityLimits;
   /** Who asked for a graceful shutdown: told when the region stops. */
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
-  /** The coordinator this region registered with; null while registering. */
-  private ActorRef<Object> coordinator;
+  private final RegionRegistration registration;
 
   private ShardRegion(ActorContext<Object> context, TimerScheduler<Object> timers, RegionSpec spec) {
     this.context = context;
@@ -122,6 +116,8 @@ public final class ShardRegion {
     this.links = RegionLinks.of(context, spec, drops);
     this.entityLimits = spec.settings().activeEntityLimit().isPresent()
         ? new EntityLimits(spec.settings().activeEntityLimit().getAsInt()) : null;
+    this.registration = new RegionRegistration(self, spec.coordinator(), spec.proxyOnly(), this::hostedShards,
+        ActorRef::tell, coordinator -> context.watchWith(coordinator, new CoordinatorTerminated(coordinator)));
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
   }
 
@@ -133,7 +129,7 @@ public final class ShardRegion {
       Cluster.get(ctx.getSystem()).subscriptions()
           .tell(Subscribe.create(ctx.getSelf().<MemberEvent>narrow(), MemberEvent.class));
       NodeGate.get(ctx.getSystem()).keeper().tell(new GateKeeper.Subscribe(ctx.getSelf()));
-      region.register();
+      region.registration.register();
       return region.registering();
     }));
   }
@@ -152,7 +148,7 @@ public final class ShardRegion {
           return active();
         })
         .onMessageEquals(RetryTick.INSTANCE, () -> {
-          register();
+          registration.register();
           drops.summarize();
           return Behaviors.same();
         }));
@@ -177,16 +173,14 @@ public final class ShardRegion {
           shutdownWaiters.add(shutdown.replyTo());
           log.info("Entity type [{}]: region shutting down; handing off {} shard(s)", spec.typeName(),
               routing.table().localShards().size());
-          if (!spec.proxyOnly()) {
-            coordinatorOrProxy().tell(new GracefulShutdownReq(self));
-          }
+          registration.askToHandOffAll();
           return stopIfDone(shuttingDown());
         }), Behaviors::same);
   }
 
   /**
    * Shutting down: registered, it asks its coordinator again every retry to move its shards;
-   * registering (its coordinator went away, {@code coordinator} is null), it registers again
+   * registering (its coordinator went away), it registers again
    * first. A shard with remembered entities that stops unexpectedly is not started again. After
    * every message it looks whether it is done.
    */
@@ -196,13 +190,11 @@ public final class ShardRegion {
         .onMessage(RegisterAck.class, then(this::onRegisterAck, next))
         .onMessageEquals(RetryTick.INSTANCE, () -> {
           drops.summarize();
-          if (coordinator == null) {
-            register();
+          if (!registration.registered()) {
+            registration.register();
           } else {
             askForHeldHomes();
-            if (!spec.proxyOnly()) {
-              coordinator.tell(new GracefulShutdownReq(self));
-            }
+            registration.askToHandOffAll();
           }
           return next.get();
         })
@@ -248,7 +240,7 @@ public final class ShardRegion {
         .onMessage(GateKeeper.GateChanged.class, then(this::onGateChanged, next))
         .onMessage(RestartShard.class, then(r -> {
           if (routing.table().knownHome(r.shardId()) == null && !handOffs.isHandingOff(r.shardId())) {
-            requestHome(r.shardId());
+            registration.askHome(r.shardId());
           }
         }, next))
         .onMessage(Shard.EntitiesLive.class, then(this::onEntitiesLive, next))
@@ -280,58 +272,32 @@ public final class ShardRegion {
 
   // ---- registration
 
-  private void register() {
-    registerWith(spec.coordinator());
-  }
-
-  private void registerWith(ActorRef<Object> target) {
-    if (spec.proxyOnly()) {
-      target.tell(new RegisterProxy(self));
-    } else {
-      // Shards being handed off still live here until their entities stop.
-      Set<String> hosted = new HashSet<>(routing.table().localShards().keySet());
-      hosted.addAll(handOffs.shardIds());
-      target.tell(new Register(self, hosted));
-    }
+  /** The shards living here: those being handed off still do until their entities stop. */
+  private Set<String> hostedShards() {
+    Set<String> hosted = new HashSet<>(routing.table().localShards().keySet());
+    hosted.addAll(handOffs.shardIds());
+    return hosted;
   }
 
   private void onRegisterAck(RegisterAck ack) {
-    if (!ack.coordinator().equals(coordinator)) {
-      coordinator = ack.coordinator();
-      context.watchWith(coordinator, new CoordinatorTerminated(coordinator));
-      log.debug("Entity type [{}]: registered with coordinator {}", spec.typeName(), coordinator);
-      // A coordinator that just took over announces itself before this region registered with it.
-      // Register with it directly: the singleton proxy may still point at the old one until its
-      // node has left the cluster.
-      registerWith(coordinator);
+    if (registration.acknowledged(ack.coordinator())) {
+      log.debug("Entity type [{}]: registered with coordinator {}", spec.typeName(), ack.coordinator());
     }
-    routing.heldShards().forEach(this::requestHome);
+    routing.heldShards().forEach(registration::askHome);
   }
 
   /** @return true if it was this region's coordinator: the region registers with its successor */
   private boolean onCoordinatorTerminated(CoordinatorTerminated terminated) {
-    if (!terminated.coordinator().equals(coordinator)) {
+    if (!registration.terminated(terminated.coordinator())) {
       return false;
     }
     log.info("Entity type [{}]: coordinator {} is gone; registering with its successor", spec.typeName(),
-        coordinator);
-    coordinator = null;
-    register();
+        terminated.coordinator());
     return true;
   }
 
   private void askForHeldHomes() {
-    routing.awaitingHome().forEach(this::requestHome);
-  }
-
-  private void requestHome(String shardId) {
-    if (coordinator != null) {
-      coordinator.tell(new GetShardHome(shardId, self));
-    }
-  }
-
-  private ActorRef<Object> coordinatorOrProxy() {
-    return coordinator != null ? coordinator : spec.coordinator();
+    routing.awaitingHome().forEach(registration::askHome);
   }
 
   // ---- routing
@@ -381,7 +347,7 @@ public final class ShardRegion {
         spec.handle().refused(deliver, home.outbox());
       }
     } else if (route instanceof Held h && h.askForHome()) {
-      requestHome(deliver.shardId());
+      registration.askHome(deliver.shardId());
     } else if (route instanceof Refused refused) {
       drop(deliver.message(), refused.reason());
     }
@@ -522,7 +488,7 @@ public final class ShardRegion {
           () -> handOffs.ownRouteClosed(shardId, begin.handOffId()).ifPresent(this::perform));
     }
     if (routing.holds(shardId)) {
-      requestHome(shardId);
+      registration.askHome(shardId);
     }
   }
 
@@ -539,9 +505,9 @@ public final class ShardRegion {
       stop.shard().tell(Shard.HandOff.INSTANCE);
     } else if (step instanceof OwnerHandOffs.Stopped<ActorRef<Object>> stopped) {
       if (routing.holds(stopped.shardId())) {
-        requestHome(stopped.shardId());
+        registration.askHome(stopped.shardId());
       }
-      coordinatorOrProxy().tell(new ShardStopped(stopped.shardId(), self, stopped.handOffId()));
+      registration.shardStopped(stopped.shardId(), stopped.handOffId());
       log.debug("Entity type [{}]: shard [{}] handed off", spec.typeName(), stopped.shardId());
     }
   }

@@ -31,7 +31,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -97,8 +96,7 @@ public final class ShardRegion {
   private final RegionLinks links;
   private final QuietWaits quietWaits = new QuietWaits();
   private final RegionWatch<ActorRef<Object>> regions = new RegionWatch<>();
-  /** The active-entity limit's shares; null without a limit. */
-  private final EntityLimits entityLimits;
+  private final LimitShares<ActorRef<Object>> limitShares;
   /** Who asked for a graceful shutdown: told when the region stops. */
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
   private final RegionRegistration registration;
@@ -114,8 +112,9 @@ public final class ShardRegion {
     spec.handle().useDrops(drops);
     this.routing = new RegionRouting(spec.settings().bufferSize());
     this.links = RegionLinks.of(context, spec, drops);
-    this.entityLimits = spec.settings().activeEntityLimit().isPresent()
-        ? new EntityLimits(spec.settings().activeEntityLimit().getAsInt()) : null;
+    this.limitShares = new LimitShares<>(spec.settings().activeEntityLimit(),
+        id -> routing.table().knownHome(id) instanceof Local l ? Optional.of(l.shard()) : Optional.empty(),
+        (shard, share) -> shard.tell(new Shard.EntityLimit(share)));
     this.registration = new RegionRegistration(self, spec.coordinator(), spec.proxyOnly(), this::hostedShards,
         ActorRef::tell, coordinator -> context.watchWith(coordinator, new CoordinatorTerminated(coordinator)));
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
@@ -243,7 +242,7 @@ public final class ShardRegion {
             registration.askHome(r.shardId());
           }
         }, next))
-        .onMessage(Shard.EntitiesLive.class, then(this::onEntitiesLive, next))
+        .onMessage(Shard.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live()), next))
         .onMessage(GetLocalState.class, then(this::onGetLocalState, next))
         .onMessage(GetRegionStats.class, then(this::onGetRegionStats, next))
         .onMessage(BeginHandOff.class, then(this::onBeginHandOff, next))
@@ -413,13 +412,10 @@ public final class ShardRegion {
   }
 
   private void startShard(String shardId) {
-    Map<String, Integer> limits = entityLimits == null ? Map.of() : entityLimits.added(shardId);
-    ActorRef<Object> shard = context.spawn(
-        Shard.create(spec, shardId, self, limits.getOrDefault(shardId, Integer.MAX_VALUE), drops),
+    ActorRef<Object> shard = context.spawn(Shard.create(spec, shardId, self, limitShares.started(shardId), drops),
         URLEncoder.encode(shardId, StandardCharsets.UTF_8));
     context.watchWith(shard, new ShardTerminated(shardId));
     routing.home(shardId, new Local(shard));
-    tellLimits(limits, shardId);
   }
 
   private void watch(ActorRef<Object> region) {
@@ -429,9 +425,7 @@ public final class ShardRegion {
   }
 
   private void onShardTerminated(String shardId, boolean restartRemembered) {
-    if (entityLimits != null) {
-      tellLimits(entityLimits.removed(shardId), null);
-    }
+    limitShares.stopped(shardId);
     Optional<OwnerHandOffs.Stopped<ActorRef<Object>>> handedOff = handOffs.shardTerminated(shardId);
     if (handedOff.isPresent()) {
       // Every entity has stopped (a shard stops after its children): the next home may start it.
@@ -449,21 +443,6 @@ public final class ShardRegion {
             spec.typeName(), shardId);
       }
     }
-  }
-
-  private void onEntitiesLive(Shard.EntitiesLive live) {
-    if (entityLimits != null && routing.table().knownHome(live.shardId()) instanceof Local) {
-      tellLimits(entityLimits.reported(live.shardId(), live.live()), null);
-    }
-  }
-
-  /** Tells each local shard whose share of the active-entity limit changed; {@code skip} got its share at spawn. */
-  private void tellLimits(Map<String, Integer> limits, String skip) {
-    limits.forEach((shardId, limit) -> {
-      if (!shardId.equals(skip) && routing.table().knownHome(shardId) instanceof Local local) {
-        local.shard().tell(new Shard.EntityLimit(limit));
-      }
-    });
   }
 
   // ---- hand-off

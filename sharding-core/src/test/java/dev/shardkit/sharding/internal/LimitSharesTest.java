@@ -1,0 +1,77 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+class LimitSharesTest {
+  private record Told(String shard, int share) {}
+
+  private final Map<String, String> hosted = new HashMap<>();
+  private final List<Told> told = new ArrayList<>();
+
+  private LimitShares<String> shares(OptionalInt limit) {
+    return new LimitShares<>(limit, id -> Optional.ofNullable(hosted.get(id)), (s, n) -> told.add(new Told(s, n)));
+  }
+
+  @Test
+  void withoutALimitEveryShardMayHaveAnyNumberAndNobodyIsTold() {
+    LimitShares<String> shares = shares(OptionalInt.empty());
+    assertEquals(Integer.MAX_VALUE, shares.started("a"));
+    hosted.put("a", "shard-a");
+    shares.reported("a", 1_000);
+    shares.stopped("a");
+    assertEquals(List.of(), told);
+  }
+
+  @Test
+  void aNewShardGetsItsShareAtStartAndTheOthersAreTold() {
+    LimitShares<String> shares = shares(OptionalInt.of(10));
+    assertEquals(10, shares.started("a"));
+    hosted.put("a", "shard-a");
+    assertEquals(List.of(), told, "the new shard itself is not told");
+    // a may still have 10 live entities: b gets nothing until a reports fewer.
+    assertEquals(0, shares.started("b"));
+    hosted.put("b", "shard-b");
+    assertEquals(List.of(new Told("shard-a", 5)), told);
+    told.clear();
+    shares.reported("a", 5);
+    assertEquals(List.of(new Told("shard-b", 5)), told);
+  }
+
+  @Test
+  void aStoppedShardsShareGoesToTheOthers() {
+    LimitShares<String> shares = shares(OptionalInt.of(10));
+    shares.started("a");
+    hosted.put("a", "shard-a");
+    shares.started("b");
+    hosted.put("b", "shard-b");
+    shares.reported("a", 5);
+    told.clear();
+    hosted.remove("a");
+    shares.stopped("a");
+    assertEquals(List.of(new Told("shard-b", 10)), told);
+  }
+
+  @Test
+  void reportsOfAShardNotHostedHereAreIgnored() {
+    LimitShares<String> shares = shares(OptionalInt.of(10));
+    shares.started("a");
+    hosted.put("a", "shard-a");
+    shares.started("b");
+    hosted.put("b", "shard-b");
+    told.clear();
+    hosted.remove("a");
+    shares.reported("a", 5);
+    assertEquals(List.of(), told, "a report from a shard not hosted here shifts no share");
+    hosted.put("a", "shard-a");
+    shares.reported("a", 5);
+    assertEquals(List.of(new Told("shard-b", 5)), told, "the same report from a hosted shard does");
+  }
+}

@@ -20,11 +20,26 @@ class LimitSharesTest {
     return new LimitShares<>(limit, id -> Optional.ofNullable(hosted.get(id)), (s, n) -> told.add(new Told(s, n)));
   }
 
+  /** Starts the shard and hosts it, as the region does. @return its share at start */
+  private int host(LimitShares<String> shares, String shardId) {
+    int share = shares.started(shardId);
+    hosted.put(shardId, "shard-" + shardId);
+    return share;
+  }
+
+  /** Shards a (which may still have 10 live entities) and b share a limit of 10; nobody told yet. */
+  private LimitShares<String> twoHostedShards() {
+    LimitShares<String> shares = shares(OptionalInt.of(10));
+    host(shares, "a");
+    host(shares, "b");
+    told.clear();
+    return shares;
+  }
+
   @Test
   void withoutALimitEveryShardMayHaveAnyNumberAndNobodyIsTold() {
     LimitShares<String> shares = shares(OptionalInt.empty());
-    assertEquals(Integer.MAX_VALUE, shares.started("a"));
-    hosted.put("a", "shard-a");
+    assertEquals(Integer.MAX_VALUE, host(shares, "a"));
     shares.reported("a", 1_000);
     shares.stopped("a");
     assertEquals(List.of(), told);
@@ -33,12 +48,10 @@ class LimitSharesTest {
   @Test
   void aNewShardGetsItsShareAtStartAndTheOthersAreTold() {
     LimitShares<String> shares = shares(OptionalInt.of(10));
-    assertEquals(10, shares.started("a"));
-    hosted.put("a", "shard-a");
+    assertEquals(10, host(shares, "a"));
     assertEquals(List.of(), told, "the new shard itself is not told");
     // a may still have 10 live entities: b gets nothing until a reports fewer.
-    assertEquals(0, shares.started("b"));
-    hosted.put("b", "shard-b");
+    assertEquals(0, host(shares, "b"));
     assertEquals(List.of(new Told("shard-a", 5)), told);
     told.clear();
     shares.reported("a", 5);
@@ -47,11 +60,7 @@ class LimitSharesTest {
 
   @Test
   void aStoppedShardsShareGoesToTheOthers() {
-    LimitShares<String> shares = shares(OptionalInt.of(10));
-    shares.started("a");
-    hosted.put("a", "shard-a");
-    shares.started("b");
-    hosted.put("b", "shard-b");
+    LimitShares<String> shares = twoHostedShards();
     shares.reported("a", 5);
     told.clear();
     hosted.remove("a");
@@ -61,12 +70,7 @@ class LimitSharesTest {
 
   @Test
   void reportsOfAShardNotHostedHereAreIgnored() {
-    LimitShares<String> shares = shares(OptionalInt.of(10));
-    shares.started("a");
-    hosted.put("a", "shard-a");
-    shares.started("b");
-    hosted.put("b", "shard-b");
-    told.clear();
+    LimitShares<String> shares = twoHostedShards();
     hosted.remove("a");
     shares.reported("a", 5);
     assertEquals(List.of(), told, "a report from a shard not hosted here shifts no share");

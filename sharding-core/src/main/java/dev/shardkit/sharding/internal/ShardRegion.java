@@ -57,10 +57,12 @@ import org.slf4j.Logger;
  * for shards whose home is not known yet and asks the coordinator for it, and hosts the shards
  * the coordinator places here. A proxy-only region routes and holds but never hosts. The
  * decisions are made by the units it wires messages to: {@link EnvelopeExtraction},
- * {@link RegionRouting} (its table, and what is held), {@link ShardHomeAnswer} (whether to believe
- * the coordinator's answer), {@link OwnerHandOffs} (the owner's side of moving a shard away),
- * {@link RegionLinks} (remote delivery), {@link QuietWaits}, {@link RegionWatch} and
- * {@link RegionReport}.
+ * {@link RegionRouting} (its table, and what is held), {@link RegionRegistration} (with which
+ * coordinator, and what it is told), {@link ShardHomeAnswer} (whether to believe the
+ * coordinator's answer), {@link OwnerHandOffs} (the owner's side of moving a shard away),
+ * {@link RegionLinks} (remote delivery), {@link NodeEvents} (which nodes' shards are held),
+ * {@link LimitShares} (the active-entity limit), {@link QuietWaits}, {@link RegionWatch} and
+ * {@link RegionReport}. Its own messages to itself are {@link RegionMessages}.
  *
  * <p>States: <em>registering</em> (no coordinator yet: known homes keep working, everything else
  * is held) → <em>active</em> (registered: unknown homes are asked for), back to registering when
@@ -179,9 +181,9 @@ public final class ShardRegion {
 
   /**
    * Shutting down: registered, it asks its coordinator again every retry to move its shards;
-   * registering (its coordinator went away), it registers again
-   * first. A shard with remembered entities that stops unexpectedly is not started again. After
-   * every message it looks whether it is done.
+   * registering (its coordinator went away), it registers again first. A shard with remembered
+   * entities that stops unexpectedly is not started again. After every message it looks whether
+   * it is done.
    */
   private Behavior<Object> shuttingDown() {
     Supplier<Behavior<Object>> next = () -> stopIfDone(Behaviors.same());
@@ -571,7 +573,8 @@ public final class ShardRegion {
       publish();
       if (!c.affected().isEmpty()) {
         log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), e.node(),
-            c.reachable() ? "reachable again" : "unreachable", c.affected().size(), c.reachable() ? "go on" : "are held");
+            c.reachable() ? "reachable again" : "unreachable", c.affected().size(),
+            c.reachable() ? "go on" : "are held");
       }
     }));
   }

@@ -77,12 +77,6 @@ public final class RoutingTable {
     return h != null && isHeld(h) ? null : h;
   }
 
-  /** The actor the shard lives in or behind now, or null when its home is unknown or held. */
-  public ActorRef<Object> target(String shardId) {
-    Home h = home(shardId);
-    return h == null ? null : h.target();
-  }
-
   /** The shard's recorded home, routable or held; null when it is not known. */
   public Home knownHome(String shardId) {
     return homes.get(shardId);
@@ -194,9 +188,5 @@ public final class RoutingTable {
         .filter(e -> e.getValue() instanceof Remote r && test.test(r))
         .map(Map.Entry::getKey)
         .toList();
-  }
-
-  public int size() {
-    return homes.size();
   }
 }

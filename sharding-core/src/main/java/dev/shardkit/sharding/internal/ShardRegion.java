@@ -2,6 +2,13 @@ package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.ShardRegionState;
 import dev.shardkit.sharding.internal.RegionHandle.ViaRegion;
+import dev.shardkit.sharding.internal.RegionMessages.CoordinatorTerminated;
+import dev.shardkit.sharding.internal.RegionMessages.LinksFlushedCheck;
+import dev.shardkit.sharding.internal.RegionMessages.QuietCheck;
+import dev.shardkit.sharding.internal.RegionMessages.RegionTerminated;
+import dev.shardkit.sharding.internal.RegionMessages.RestartShard;
+import dev.shardkit.sharding.internal.RegionMessages.RetryTick;
+import dev.shardkit.sharding.internal.RegionMessages.ShardTerminated;
 import dev.shardkit.sharding.internal.RegionRouting.Held;
 import dev.shardkit.sharding.internal.RegionRouting.Refused;
 import dev.shardkit.sharding.internal.RegionRouting.ToRegion;
@@ -13,15 +20,10 @@ import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
-import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
-import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
-import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
-import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
-import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.internal.ShardingProtocol.UndeliverableItem;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -29,14 +31,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.pekko.Done;
-import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -45,15 +45,9 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.cluster.ClusterEvent.MemberDowned;
 import org.apache.pekko.cluster.ClusterEvent.MemberEvent;
-import org.apache.pekko.cluster.ClusterEvent.MemberJoined;
-import org.apache.pekko.cluster.ClusterEvent.MemberUp;
-import org.apache.pekko.cluster.ClusterEvent.MemberWeaklyUp;
 import org.apache.pekko.cluster.ClusterEvent.ReachabilityEvent;
-import org.apache.pekko.cluster.ClusterEvent.ReachableMember;
-import org.apache.pekko.cluster.ClusterEvent.UnreachableMember;
-import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.UniqueAddress;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Subscribe;
 import org.slf4j.Logger;
@@ -63,10 +57,12 @@ import org.slf4j.Logger;
  * for shards whose home is not known yet and asks the coordinator for it, and hosts the shards
  * the coordinator places here. A proxy-only region routes and holds but never hosts. The
  * decisions are made by the units it wires messages to: {@link EnvelopeExtraction},
- * {@link RegionRouting} (its table, and what is held), {@link ShardHomeAnswer} (whether to believe
- * the coordinator's answer), {@link OwnerHandOffs} (the owner's side of moving a shard away),
- * {@link RegionLinks} (remote delivery), {@link QuietWaits}, {@link RegionWatch} and
- * {@link RegionReport}.
+ * {@link RegionRouting} (its table, and what is held), {@link RegionRegistration} (with which
+ * coordinator, and what it is told), {@link ShardHomeAnswer} (whether to believe the
+ * coordinator's answer), {@link OwnerHandOffs} (the owner's side of moving a shard away),
+ * {@link RegionLinks} (remote delivery), {@link NodeEvents} (which nodes' shards are held),
+ * {@link LimitShares} (the active-entity limit), {@link QuietWaits}, {@link RegionWatch} and
+ * {@link RegionReport}. Its own messages to itself are {@link RegionMessages}.
  *
  * <p>States: <em>registering</em> (no coordinator yet: known homes keep working, everything else
  * is held) → <em>active</em> (registered: unknown homes are asked for), back to registering when
@@ -89,23 +85,6 @@ final class ShardRegion {
    */
   public record GracefulShutdown(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
 
-  private enum RetryTick implements NoSerializationVerificationNeeded { INSTANCE }
-
-  private record CoordinatorTerminated(ActorRef<Object> coordinator) implements NoSerializationVerificationNeeded {}
-
-  private record RegionTerminated(ActorRef<Object> region) implements NoSerializationVerificationNeeded {}
-
-  private record ShardTerminated(String shardId) implements NoSerializationVerificationNeeded {}
-
-  /** Look again at the actions waiting in {@link QuietWaits}. */
-  private enum QuietCheck implements NoSerializationVerificationNeeded { INSTANCE }
-
-  /** Shutting down: look again whether every link has delivered what it holds. */
-  private enum LinksFlushedCheck implements NoSerializationVerificationNeeded { INSTANCE }
-
-  /** A shard with remembered entities stopped unexpectedly: start it again, which starts them. */
-  private record RestartShard(String shardId) implements NoSerializationVerificationNeeded {}
-
   private static final Duration STATS_TIMEOUT = Duration.ofSeconds(5);
 
   private final ActorContext<Object> context;
@@ -119,12 +98,10 @@ final class ShardRegion {
   private final RegionLinks links;
   private final QuietWaits quietWaits = new QuietWaits();
   private final RegionWatch<ActorRef<Object>> regions = new RegionWatch<>();
-  /** The active-entity limit's shares; null without a limit. */
-  private final EntityLimits entityLimits;
+  private final LimitShares<ActorRef<Object>> limitShares;
   /** Who asked for a graceful shutdown: told when the region stops. */
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
-  /** The coordinator this region registered with; null while registering. */
-  private ActorRef<Object> coordinator;
+  private final RegionRegistration registration;
 
   private ShardRegion(ActorContext<Object> context, TimerScheduler<Object> timers, RegionSpec spec) {
     this.context = context;
@@ -137,8 +114,11 @@ final class ShardRegion {
     spec.handle().useDrops(drops);
     this.routing = new RegionRouting(spec.settings().bufferSize());
     this.links = RegionLinks.of(context, spec, drops);
-    this.entityLimits = spec.settings().activeEntityLimit().isPresent()
-        ? new EntityLimits(spec.settings().activeEntityLimit().getAsInt()) : null;
+    this.limitShares = new LimitShares<>(spec.settings().activeEntityLimit(),
+        id -> routing.table().knownHome(id) instanceof Local l ? Optional.of(l.shard()) : Optional.empty(),
+        (shard, share) -> shard.tell(new Shard.EntityLimit(share)));
+    this.registration = new RegionRegistration(self, spec.coordinator(), spec.proxyOnly(), this::hostedShards,
+        ActorRef::tell, coordinator -> context.watchWith(coordinator, new CoordinatorTerminated(coordinator)));
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
   }
 
@@ -150,7 +130,7 @@ final class ShardRegion {
       Cluster.get(ctx.getSystem()).subscriptions()
           .tell(Subscribe.create(ctx.getSelf().<MemberEvent>narrow(), MemberEvent.class));
       NodeGate.get(ctx.getSystem()).keeper().tell(new GateKeeper.Subscribe(ctx.getSelf()));
-      region.register();
+      region.registration.register();
       return region.registering();
     }));
   }
@@ -169,7 +149,7 @@ final class ShardRegion {
           return active();
         })
         .onMessageEquals(RetryTick.INSTANCE, () -> {
-          register();
+          registration.register();
           drops.summarize();
           return Behaviors.same();
         }));
@@ -194,18 +174,16 @@ final class ShardRegion {
           shutdownWaiters.add(shutdown.replyTo());
           log.info("Entity type [{}]: region shutting down; handing off {} shard(s)", spec.typeName(),
               routing.table().localShards().size());
-          if (!spec.proxyOnly()) {
-            coordinatorOrProxy().tell(new GracefulShutdownReq(self));
-          }
+          registration.askToHandOffAll();
           return stopIfDone(shuttingDown());
         }), Behaviors::same);
   }
 
   /**
    * Shutting down: registered, it asks its coordinator again every retry to move its shards;
-   * registering (its coordinator went away, {@code coordinator} is null), it registers again
-   * first. A shard with remembered entities that stops unexpectedly is not started again. After
-   * every message it looks whether it is done.
+   * registering (its coordinator went away), it registers again first. A shard with remembered
+   * entities that stops unexpectedly is not started again. After every message it looks whether
+   * it is done.
    */
   private Behavior<Object> shuttingDown() {
     Supplier<Behavior<Object>> next = () -> stopIfDone(Behaviors.same());
@@ -213,13 +191,11 @@ final class ShardRegion {
         .onMessage(RegisterAck.class, then(this::onRegisterAck, next))
         .onMessageEquals(RetryTick.INSTANCE, () -> {
           drops.summarize();
-          if (coordinator == null) {
-            register();
+          if (!registration.registered()) {
+            registration.register();
           } else {
             askForHeldHomes();
-            if (!spec.proxyOnly()) {
-              coordinator.tell(new GracefulShutdownReq(self));
-            }
+            registration.askToHandOffAll();
           }
           return next.get();
         })
@@ -259,20 +235,16 @@ final class ShardRegion {
         .onMessageEquals(LinksFlushedCheck.INSTANCE, next::get)
         .onMessage(ShardHome.class, then(this::onShardHome, next))
         .onMessage(RegionTerminated.class, then(t -> onRegionTerminated(t.region()), next))
-        .onMessage(UnreachableMember.class, then(u -> onNode(u.member(), HeldNodes::unreachable), next))
-        .onMessage(ReachableMember.class, then(r -> onNode(r.member(), HeldNodes::reachable), next))
-        .onMessage(MemberDowned.class, then(d -> onNode(d.member(), HeldNodes::downed), next))
-        .onMessage(MemberJoined.class, then(j -> onNode(j.member(), HeldNodes::joined), next))
-        .onMessage(MemberWeaklyUp.class, then(w -> onNode(w.member(), HeldNodes::joined), next))
-        .onMessage(MemberUp.class, then(u -> onNode(u.member(), HeldNodes::joined), next))
+        .onMessage(ReachabilityEvent.class, then(this::onNodeEvent, next))
+        .onMessage(MemberEvent.class, then(this::onNodeEvent, next))
         .onMessageEquals(GateKeeper.GateChanged.DOWN, this::stopOutOfCluster)
         .onMessage(GateKeeper.GateChanged.class, then(this::onGateChanged, next))
         .onMessage(RestartShard.class, then(r -> {
           if (routing.table().knownHome(r.shardId()) == null && !handOffs.isHandingOff(r.shardId())) {
-            requestHome(r.shardId());
+            registration.askHome(r.shardId());
           }
         }, next))
-        .onMessage(Shard.EntitiesLive.class, then(this::onEntitiesLive, next))
+        .onMessage(Shard.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live()), next))
         .onMessage(GetLocalState.class, then(this::onGetLocalState, next))
         .onMessage(GetRegionStats.class, then(this::onGetRegionStats, next))
         .onMessage(BeginHandOff.class, then(this::onBeginHandOff, next))
@@ -283,8 +255,7 @@ final class ShardRegion {
           }
           return next.get();
         })
-        // Other member events, an old coordinator's termination, unexpected protocol messages.
-        .onMessage(MemberEvent.class, e -> next.get())
+        // An old coordinator's termination, unexpected protocol messages.
         .onMessage(CoordinatorTerminated.class, t -> next.get())
         .onMessage(ShardingProtocol.class, then(m -> log.debug("Entity type [{}]: region ignores unexpected {}",
             spec.typeName(), m), next))
@@ -302,58 +273,32 @@ final class ShardRegion {
 
   // ---- registration
 
-  private void register() {
-    registerWith(spec.coordinator());
-  }
-
-  private void registerWith(ActorRef<Object> target) {
-    if (spec.proxyOnly()) {
-      target.tell(new RegisterProxy(self));
-    } else {
-      // Shards being handed off still live here until their entities stop.
-      Set<String> hosted = new HashSet<>(routing.table().localShards().keySet());
-      hosted.addAll(handOffs.shardIds());
-      target.tell(new Register(self, hosted));
-    }
+  /** The shards living here: those being handed off still do until their entities stop. */
+  private Set<String> hostedShards() {
+    Set<String> hosted = new HashSet<>(routing.table().localShards().keySet());
+    hosted.addAll(handOffs.shardIds());
+    return hosted;
   }
 
   private void onRegisterAck(RegisterAck ack) {
-    if (!ack.coordinator().equals(coordinator)) {
-      coordinator = ack.coordinator();
-      context.watchWith(coordinator, new CoordinatorTerminated(coordinator));
-      log.debug("Entity type [{}]: registered with coordinator {}", spec.typeName(), coordinator);
-      // A coordinator that just took over announces itself before this region registered with it.
-      // Register with it directly: the singleton proxy may still point at the old one until its
-      // node has left the cluster.
-      registerWith(coordinator);
+    if (registration.acknowledged(ack.coordinator())) {
+      log.debug("Entity type [{}]: registered with coordinator {}", spec.typeName(), ack.coordinator());
     }
-    routing.heldShards().forEach(this::requestHome);
+    routing.heldShards().forEach(registration::askHome);
   }
 
   /** @return true if it was this region's coordinator: the region registers with its successor */
   private boolean onCoordinatorTerminated(CoordinatorTerminated terminated) {
-    if (!terminated.coordinator().equals(coordinator)) {
+    if (!registration.terminated(terminated.coordinator())) {
       return false;
     }
     log.info("Entity type [{}]: coordinator {} is gone; registering with its successor", spec.typeName(),
-        coordinator);
-    coordinator = null;
-    register();
+        terminated.coordinator());
     return true;
   }
 
   private void askForHeldHomes() {
-    routing.awaitingHome().forEach(this::requestHome);
-  }
-
-  private void requestHome(String shardId) {
-    if (coordinator != null) {
-      coordinator.tell(new GetShardHome(shardId, self));
-    }
-  }
-
-  private ActorRef<Object> coordinatorOrProxy() {
-    return coordinator != null ? coordinator : spec.coordinator();
+    routing.awaitingHome().forEach(registration::askHome);
   }
 
   // ---- routing
@@ -403,7 +348,7 @@ final class ShardRegion {
         spec.handle().refused(deliver, home.outbox());
       }
     } else if (route instanceof Held h && h.askForHome()) {
-      requestHome(deliver.shardId());
+      registration.askHome(deliver.shardId());
     } else if (route instanceof Refused refused) {
       drop(deliver.message(), refused.reason());
     }
@@ -469,13 +414,10 @@ final class ShardRegion {
   }
 
   private void startShard(String shardId) {
-    Map<String, Integer> limits = entityLimits == null ? Map.of() : entityLimits.added(shardId);
-    ActorRef<Object> shard = context.spawn(
-        Shard.create(spec, shardId, self, limits.getOrDefault(shardId, Integer.MAX_VALUE), drops),
+    ActorRef<Object> shard = context.spawn(Shard.create(spec, shardId, self, limitShares.started(shardId), drops),
         URLEncoder.encode(shardId, StandardCharsets.UTF_8));
     context.watchWith(shard, new ShardTerminated(shardId));
     routing.home(shardId, new Local(shard));
-    tellLimits(limits, shardId);
   }
 
   private void watch(ActorRef<Object> region) {
@@ -485,9 +427,7 @@ final class ShardRegion {
   }
 
   private void onShardTerminated(String shardId, boolean restartRemembered) {
-    if (entityLimits != null) {
-      tellLimits(entityLimits.removed(shardId), null);
-    }
+    limitShares.stopped(shardId);
     Optional<OwnerHandOffs.Stopped<ActorRef<Object>>> handedOff = handOffs.shardTerminated(shardId);
     if (handedOff.isPresent()) {
       // Every entity has stopped (a shard stops after its children): the next home may start it.
@@ -505,21 +445,6 @@ final class ShardRegion {
             spec.typeName(), shardId);
       }
     }
-  }
-
-  private void onEntitiesLive(Shard.EntitiesLive live) {
-    if (entityLimits != null && routing.table().knownHome(live.shardId()) instanceof Local) {
-      tellLimits(entityLimits.reported(live.shardId(), live.live()), null);
-    }
-  }
-
-  /** Tells each local shard whose share of the active-entity limit changed; {@code skip} got its share at spawn. */
-  private void tellLimits(Map<String, Integer> limits, String skip) {
-    limits.forEach((shardId, limit) -> {
-      if (!shardId.equals(skip) && routing.table().knownHome(shardId) instanceof Local local) {
-        local.shard().tell(new Shard.EntityLimit(limit));
-      }
-    });
   }
 
   // ---- hand-off
@@ -544,7 +469,7 @@ final class ShardRegion {
           () -> handOffs.ownRouteClosed(shardId, begin.handOffId()).ifPresent(this::perform));
     }
     if (routing.holds(shardId)) {
-      requestHome(shardId);
+      registration.askHome(shardId);
     }
   }
 
@@ -561,9 +486,9 @@ final class ShardRegion {
       stop.shard().tell(Shard.HandOff.INSTANCE);
     } else if (step instanceof OwnerHandOffs.Stopped<ActorRef<Object>> stopped) {
       if (routing.holds(stopped.shardId())) {
-        requestHome(stopped.shardId());
+        registration.askHome(stopped.shardId());
       }
-      coordinatorOrProxy().tell(new ShardStopped(stopped.shardId(), self, stopped.handOffId()));
+      registration.shardStopped(stopped.shardId(), stopped.handOffId());
       log.debug("Entity type [{}]: shard [{}] handed off", spec.typeName(), stopped.shardId());
     }
   }
@@ -636,31 +561,22 @@ final class ShardRegion {
   /**
    * A node became unreachable or was downed (messages for shards there are held from now on), or
    * is reachable again and was not downed (what was held goes on, before the shortcut may send
-   * anything newer); see {@link HeldNodes}. A node joining again at a held address ends the holds
-   * of its old incarnation.
+   * anything newer); see {@link NodeEvents}.
    */
-  private void onNode(Member member, HeldNodeChange change) {
-    if (member.uniqueAddress().equals(Cluster.get(context.getSystem()).selfMember().uniqueAddress())) {
-      return;
-    }
-    Address node = member.address();
-    long uid = member.uniqueAddress().longUid();
-    routing.nodeChanged(node, held -> change.apply(held, node, uid)).ifPresent(c -> {
+  private void onNodeEvent(Object event) {
+    UniqueAddress selfNode = Cluster.get(context.getSystem()).selfMember().uniqueAddress();
+    NodeEvents.of(event, selfNode).ifPresent(e -> routing.nodeChanged(e.node(), e.held()).ifPresent(c -> {
       if (c.reachable()) {
-        links.resendNow(node);
+        links.resendNow(e.node());
         reroute(c.released());
       }
       publish();
       if (!c.affected().isEmpty()) {
-        log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), node,
-            c.reachable() ? "reachable again" : "unreachable", c.affected().size(), c.reachable() ? "go on" : "are held");
+        log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), e.node(),
+            c.reachable() ? "reachable again" : "unreachable", c.affected().size(),
+            c.reachable() ? "go on" : "are held");
       }
-    });
-  }
-
-  /** A transition of {@link HeldNodes} for one node's incarnation. */
-  private interface HeldNodeChange {
-    HeldNodes apply(HeldNodes held, Address node, long uid);
+    }));
   }
 
   /**

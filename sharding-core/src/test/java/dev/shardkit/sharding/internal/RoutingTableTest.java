@@ -43,6 +43,11 @@ class RoutingTableTest {
     return new Remote(region, OUTBOXES.computeIfAbsent(region, r -> new Outbox(r, 10)));
   }
 
+  /** How many shards the table knows a home for: every probe lives on the test kit's one node. */
+  private static int knownHomes(RoutingTable t) {
+    return t.localShards().size() + t.shardsOn(region1.path().address()).size();
+  }
+
   @AfterAll
   static void stopTestKit() {
     testKit.shutdownTestKit();
@@ -51,9 +56,9 @@ class RoutingTableTest {
   @Test
   void emptyTableKnowsNothing() {
     RoutingTable t = RoutingTable.empty();
-    assertEquals(0, t.size());
+    assertEquals(0, knownHomes(t));
     assertNull(t.home("1"));
-    assertNull(t.target("1"));
+    assertNull(t.home("1"));
     assertTrue(t.localShards().isEmpty());
     assertTrue(t.shardsOf(region1).isEmpty());
     assertSame(t, RoutingTable.empty());
@@ -66,10 +71,10 @@ class RoutingTableTest {
         .withHome("2", remote(region1));
     assertEquals(new Local(shardA), t.home("1"));
     assertEquals(remote(region1), t.home("2"));
-    assertSame(shardA, t.target("1"));
-    assertSame(region1, t.target("2"));
-    assertNull(t.target("3"));
-    assertEquals(2, t.size());
+    assertSame(shardA, t.home("1").target());
+    assertSame(region1, t.home("2").target());
+    assertNull(t.home("3"));
+    assertEquals(2, knownHomes(t));
   }
 
   @Test
@@ -85,9 +90,9 @@ class RoutingTableTest {
     RoutingTable remote = RoutingTable.empty().withHome("1", remote(region1));
     RoutingTable moved = remote.withHome("1", remote(region2));
     RoutingTable local = moved.withHome("1", new Local(shardA));
-    assertSame(region2, moved.target("1"));
-    assertSame(shardA, local.target("1"));
-    assertEquals(1, local.size());
+    assertSame(region2, moved.home("1").target());
+    assertSame(shardA, local.home("1").target());
+    assertEquals(1, knownHomes(local));
     assertEquals(List.of(), local.shardsOf(region2));
   }
 
@@ -98,8 +103,8 @@ class RoutingTableTest {
         .withHome("2", remote(region1));
     RoutingTable less = t.without("1");
     assertNull(less.home("1"));
-    assertSame(region1, less.target("2"));
-    assertEquals(1, less.size());
+    assertSame(region1, less.home("2").target());
+    assertEquals(1, knownHomes(less));
     // Unknown shard: nothing to copy, so the same table (cheap for a hot-path publisher).
     assertSame(less, less.without("1"));
     assertSame(t, t.without("nope"));
@@ -115,9 +120,9 @@ class RoutingTableTest {
     RoutingTable less = t.withoutRegion(region1);
     assertNull(less.home("1"));
     assertNull(less.home("3"));
-    assertSame(region2, less.target("2"));
-    assertSame(shardA, less.target("4"));
-    assertEquals(2, less.size());
+    assertSame(region2, less.home("2").target());
+    assertSame(shardA, less.home("4").target());
+    assertEquals(2, knownHomes(less));
     assertSame(less, less.withoutRegion(region1));
   }
 
@@ -126,7 +131,7 @@ class RoutingTableTest {
     // A Local home names the shard actor, not a region; even if refs were equal it is not remote.
     RoutingTable t = RoutingTable.empty().withHome("1", new Local(region1));
     assertSame(t, t.withoutRegion(region1));
-    assertSame(region1, t.target("1"));
+    assertSame(region1, t.home("1").target());
   }
 
   @Test
@@ -154,21 +159,21 @@ class RoutingTableTest {
     RoutingTable t5 = t3.withoutRegion(region2);
 
     assertNotSame(t0, t1);
-    assertEquals(0, t0.size());
+    assertEquals(0, knownHomes(t0));
     assertNull(t0.home("1"));
-    assertEquals(1, t1.size());
-    assertSame(shardA, t1.target("1"));
+    assertEquals(1, knownHomes(t1));
+    assertSame(shardA, t1.home("1").target());
     assertNull(t1.home("2"));
-    assertSame(shardA, t2.target("1"));
-    assertSame(region2, t3.target("1"));
-    assertSame(region1, t3.target("2"));
+    assertSame(shardA, t2.home("1").target());
+    assertSame(region2, t3.home("1").target());
+    assertSame(region1, t3.home("2").target());
     assertNull(t4.home("2"));
-    assertSame(region1, t5.target("2"));
+    assertSame(region1, t5.home("2").target());
     assertNull(t5.home("1"));
     // t3 was the source of both t4 and t5 and must be untouched by either.
-    assertEquals(2, t3.size());
-    assertSame(region2, t3.target("1"));
-    assertSame(region1, t3.target("2"));
+    assertEquals(2, knownHomes(t3));
+    assertSame(region2, t3.home("1").target());
+    assertSame(region1, t3.home("2").target());
   }
 
   @Test
@@ -187,7 +192,7 @@ class RoutingTableTest {
     }
     assertEquals(Map.of("1", shardA), t.localShards());
     assertEquals(List.of("2"), t.shardsOf(region1));
-    assertEquals(2, t.size());
+    assertEquals(2, knownHomes(t));
   }
 
   @Test
@@ -201,7 +206,7 @@ class RoutingTableTest {
         .withUnreachable(Set.of(node));
     assertEquals(new Local(shardA), t.home("1"), "a local shard is not held for another node");
     assertNull(t.home("2"));
-    assertNull(t.target("3"));
+    assertNull(t.home("3"));
     assertEquals(remote(region1), t.knownHome("2"));
     assertTrue(t.isHeld(t.knownHome("3")));
     assertEquals(Set.of("2", "3"), new HashSet<>(t.shardsOn(node)));
@@ -212,7 +217,7 @@ class RoutingTableTest {
 
     RoutingTable back = added.withUnreachable(Set.of());
     assertEquals(remote(region1), back.home("2"));
-    assertEquals(region2, back.target("3"));
+    assertEquals(region2, back.home("3").target());
     assertTrue(back.withoutRegion(region1).shardsOn(node).equals(List.of("3")));
   }
 
@@ -226,15 +231,15 @@ class RoutingTableTest {
     assertTrue(closing.isClosing(region1));
     assertNull(closing.home("1"), "held while the link to the gone region closes");
     assertEquals(remote(region1), closing.knownHome("1"));
-    assertSame(region2, closing.target("2"));
-    assertSame(shardA, closing.target("3"));
+    assertSame(region2, closing.home("2").target());
+    assertSame(shardA, closing.home("3").target());
     assertSame(closing, closing.withClosing(region1));
 
     RoutingTable forgotten = closing.withoutRegion(region1);
     assertTrue(!forgotten.isClosing(region1));
     assertNull(forgotten.knownHome("1"));
     RoutingTable placedAgain = forgotten.withHome("1", remote(region1));
-    assertSame(region1, placedAgain.target("1"), "a region no longer closing is routable again");
+    assertSame(region1, placedAgain.home("1").target(), "a region no longer closing is routable again");
   }
 
   @Test

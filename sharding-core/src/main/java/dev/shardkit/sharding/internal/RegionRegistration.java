@@ -1,0 +1,126 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * A region's registration with its coordinator, and what it tells the coordinator. Until a
+ * coordinator acknowledges it, the region registers through the coordinator's singleton proxy and
+ * asks for no homes (an unregistered region would not be answered). Once one acknowledges, the
+ * region speaks to that coordinator directly and watches it; when it is gone the region registers
+ * again through the proxy. A proxy-only region registers as a proxy and never hosts, so it has
+ * nothing to hand off.
+ *
+ * <p>Owned by the region actor; not thread-safe. It sends and watches through the functions it is
+ * given.
+ */
+final class RegionRegistration {
+
+  private final ActorRef<Object> self;
+  private final ActorRef<Object> proxy;
+  private final boolean proxyOnly;
+  private final Supplier<Set<String>> hosted;
+  private final BiConsumer<ActorRef<Object>, Object> send;
+  private final Consumer<ActorRef<Object>> watch;
+  /** The coordinator that acknowledged this region; null while registering. */
+  private ActorRef<Object> coordinator;
+
+  /**
+   * @param proxy reaches whichever coordinator is current (the singleton proxy)
+   * @param hosted the shards living here now, those being handed off included: a new coordinator
+   *     learns of them on registration
+   * @param send tells an actor a message
+   * @param watch watches a coordinator that acknowledged, so that {@link #terminated} is called
+   *     when it stops
+   */
+  RegionRegistration(ActorRef<Object> self, ActorRef<Object> proxy, boolean proxyOnly, Supplier<Set<String>> hosted,
+      BiConsumer<ActorRef<Object>, Object> send, Consumer<ActorRef<Object>> watch) {
+    this.self = self;
+    this.proxy = proxy;
+    this.proxyOnly = proxyOnly;
+    this.hosted = hosted;
+    this.send = send;
+    this.watch = watch;
+  }
+
+  /** Registers through the proxy. */
+  void register() {
+    registerWith(proxy);
+  }
+
+  /**
+   * A coordinator acknowledged this region's registration.
+   *
+   * @return true if it is a new one: it is watched from now on, and registered with directly (a
+   *     coordinator that just took over announces itself before the region registered with it,
+   *     and the proxy may still point at the old one until its node has left the cluster)
+   */
+  boolean acknowledged(ActorRef<Object> by) {
+    if (by.equals(coordinator)) {
+      return false;
+    }
+    coordinator = by;
+    watch.accept(by);
+    registerWith(by);
+    return true;
+  }
+
+  /**
+   * A watched coordinator terminated.
+   *
+   * @return true if it was this region's: the region registers again through the proxy
+   */
+  boolean terminated(ActorRef<Object> gone) {
+    if (!gone.equals(coordinator)) {
+      return false;
+    }
+    coordinator = null;
+    register();
+    return true;
+  }
+
+  /** True once a coordinator acknowledged, until it terminates. */
+  boolean registered() {
+    return coordinator != null;
+  }
+
+  /** The coordinator this region is registered with; null while registering. */
+  ActorRef<Object> coordinator() {
+    return coordinator;
+  }
+
+  /** Asks the coordinator where the shard lives; not while registering (the ack asks again). */
+  void askHome(String shardId) {
+    if (coordinator != null) {
+      send.accept(coordinator, new GetShardHome(shardId, self));
+    }
+  }
+
+  /** Asks the coordinator (or, while registering, the proxy) to hand off every shard hosted here. */
+  void askToHandOffAll() {
+    if (!proxyOnly) {
+      send.accept(coordinatorOrProxy(), new GracefulShutdownReq(self));
+    }
+  }
+
+  /** Tells the coordinator (or, while registering, the proxy) that a shard's hand-off completed. */
+  void shardStopped(String shardId, int handOffId) {
+    send.accept(coordinatorOrProxy(), new ShardStopped(shardId, self, handOffId));
+  }
+
+  private ActorRef<Object> coordinatorOrProxy() {
+    return coordinator != null ? coordinator : proxy;
+  }
+
+  private void registerWith(ActorRef<Object> target) {
+    send.accept(target, proxyOnly ? new RegisterProxy(self) : new Register(self, hosted.get()));
+  }
+}

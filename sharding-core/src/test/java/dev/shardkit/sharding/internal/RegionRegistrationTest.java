@@ -1,0 +1,107 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestInbox;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.Test;
+
+/** A region's registration; what it would send and watch is recorded, not done. */
+class RegionRegistrationTest {
+  // Inboxes only provide ActorRef identities; nothing is sent to them.
+  private static final ActorRef<Object> self = TestInbox.create("region").getRef();
+  private static final ActorRef<Object> proxy = TestInbox.create("proxy").getRef();
+  private static final ActorRef<Object> coordinatorA = TestInbox.create("coordinator-a").getRef();
+  private static final ActorRef<Object> coordinatorB = TestInbox.create("coordinator-b").getRef();
+
+  private record Told(ActorRef<Object> to, Object message) {}
+
+  private final List<Told> told = new ArrayList<>();
+  private final List<ActorRef<Object>> watched = new ArrayList<>();
+
+  private RegionRegistration registration(boolean proxyOnly) {
+    return new RegionRegistration(self, proxy, proxyOnly, () -> Set.of("1", "2"),
+        (to, message) -> told.add(new Told(to, message)), watched::add);
+  }
+
+  @Test
+  void registersThroughTheProxyWithTheShardsItHosts() {
+    registration(false).register();
+    assertEquals(List.of(new Told(proxy, new Register(self, Set.of("1", "2")))), told);
+  }
+
+  @Test
+  void aProxyOnlyRegionRegistersAsAProxyAndHandsNothingOff() {
+    RegionRegistration registration = registration(true);
+    registration.register();
+    registration.askToHandOffAll();
+    assertEquals(List.of(new Told(proxy, new RegisterProxy(self))), told);
+  }
+
+  @Test
+  void aNewCoordinatorIsWatchedAndRegisteredWithDirectlyOnce() {
+    RegionRegistration registration = registration(false);
+    assertTrue(registration.acknowledged(coordinatorA));
+    assertFalse(registration.acknowledged(coordinatorA), "the same coordinator again");
+    assertEquals(List.of(coordinatorA), watched);
+    assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told);
+    assertTrue(registration.registered());
+    assertSame(coordinatorA, registration.coordinator());
+  }
+
+  @Test
+  void homesAreAskedForOnlyWhileRegistered() {
+    RegionRegistration registration = registration(false);
+    registration.askHome("7");
+    assertEquals(List.of(), told);
+    registration.acknowledged(coordinatorA);
+    told.clear();
+    registration.askHome("7");
+    assertEquals(List.of(new Told(coordinatorA, new GetShardHome("7", self))), told);
+  }
+
+  @Test
+  void onlyItsOwnCoordinatorsTerminationSendsItBackToTheProxy() {
+    RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorA);
+    told.clear();
+    assertFalse(registration.terminated(coordinatorB));
+    assertTrue(registration.registered());
+    assertEquals(List.of(), told);
+
+    assertTrue(registration.terminated(coordinatorA));
+    assertFalse(registration.registered());
+    assertNull(registration.coordinator());
+    assertEquals(List.of(new Told(proxy, new Register(self, Set.of("1", "2")))), told);
+    told.clear();
+    registration.askHome("7");
+    assertEquals(List.of(), told, "no homes are asked for while registering again");
+  }
+
+  @Test
+  void handOffRequestsGoToTheCoordinatorOrWhileRegisteringToTheProxy() {
+    RegionRegistration registration = registration(false);
+    registration.askToHandOffAll();
+    registration.shardStopped("3", 5);
+    assertEquals(List.of(new Told(proxy, new GracefulShutdownReq(self)),
+        new Told(proxy, new ShardStopped("3", self, 5))), told);
+    registration.acknowledged(coordinatorB);
+    told.clear();
+    registration.askToHandOffAll();
+    registration.shardStopped("4", 6);
+    assertEquals(List.of(new Told(coordinatorB, new GracefulShutdownReq(self)),
+        new Told(coordinatorB, new ShardStopped("4", self, 6))), told);
+  }
+}

@@ -116,7 +116,7 @@ final class ShardRegion {
     this.links = RegionLinks.of(context, spec, drops);
     this.limitShares = new LimitShares<>(spec.settings().activeEntityLimit(),
         id -> routing.table().knownHome(id) instanceof Local l ? Optional.of(l.shard()) : Optional.empty(),
-        (shard, share) -> shard.tell(new Shard.EntityLimit(share)));
+        (shard, share) -> shard.tell(new ShardProtocol.EntityLimit(share)));
     this.registration = new RegionRegistration(self, spec.coordinator(), spec.proxyOnly(), this::hostedShards,
         ActorRef::tell, coordinator -> context.watchWith(coordinator, new CoordinatorTerminated(coordinator)));
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
@@ -244,7 +244,7 @@ final class ShardRegion {
             registration.askHome(r.shardId());
           }
         }, next))
-        .onMessage(Shard.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live()), next))
+        .onMessage(ShardProtocol.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live()), next))
         .onMessage(GetLocalState.class, then(this::onGetLocalState, next))
         .onMessage(GetRegionStats.class, then(this::onGetRegionStats, next))
         .onMessage(BeginHandOff.class, then(this::onBeginHandOff, next))
@@ -407,7 +407,7 @@ final class ShardRegion {
     OwnerHandOffs.Cancelled<ActorRef<Object>> cancelled = handOffs.cancel(shardId);
     cancelled.shard().ifPresent(shard -> {
       if (cancelled.stopping()) {
-        shard.tell(Shard.CancelHandOff.INSTANCE);
+        shard.tell(ShardProtocol.CancelHandOff.INSTANCE);
       }
       routing.home(shardId, new Local(shard));
     });
@@ -483,7 +483,7 @@ final class ShardRegion {
     if (step instanceof OwnerHandOffs.StopShard<ActorRef<Object>> stop) {
       log.debug("Entity type [{}]: every route to shard [{}] is closed; stopping its entities", spec.typeName(),
           stop.shardId());
-      stop.shard().tell(Shard.HandOff.INSTANCE);
+      stop.shard().tell(ShardProtocol.HandOff.INSTANCE);
     } else if (step instanceof OwnerHandOffs.Stopped<ActorRef<Object>> stopped) {
       if (routing.holds(stopped.shardId())) {
         registration.askHome(stopped.shardId());
@@ -618,7 +618,7 @@ final class ShardRegion {
     collect(STATS_TIMEOUT, shards -> get.replyTo().tell(new RegionStats(RegionReport.entityCounts(shards))));
   }
 
-  private void collect(Duration timeout, Consumer<Set<Shard.ShardSnapshot>> onDone) {
+  private void collect(Duration timeout, Consumer<Set<ShardProtocol.ShardSnapshot>> onDone) {
     context.spawnAnonymous(ShardStateCollector.create(routing.table().localShards().values(), timeout, onDone));
   }
 }

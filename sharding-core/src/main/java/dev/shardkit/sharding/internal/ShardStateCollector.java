@@ -20,18 +20,18 @@ final class ShardStateCollector {
   private ShardStateCollector() {}
 
   static Behavior<Object> create(Collection<ActorRef<Object>> shards, Duration timeout,
-      Consumer<Set<Shard.ShardSnapshot>> onDone) {
+      Consumer<Set<ShardProtocol.ShardSnapshot>> onDone) {
     return Behaviors.setup(ctx -> {
       if (shards.isEmpty()) {
         onDone.accept(Set.of());
         return Behaviors.stopped();
       }
-      shards.forEach(s -> s.tell(new Shard.GetShardState(ctx.getSelf())));
+      shards.forEach(s -> s.tell(new ShardProtocol.GetShardState(ctx.getSelf())));
       return Behaviors.withTimers(timers -> {
         timers.startSingleTimer(Timeout.INSTANCE, timeout);
-        Set<Shard.ShardSnapshot> answers = new HashSet<>();
+        Set<ShardProtocol.ShardSnapshot> answers = new HashSet<>();
         return Behaviors.receive(Object.class)
-            .onMessage(Shard.ShardSnapshot.class, s -> {
+            .onMessage(ShardProtocol.ShardSnapshot.class, s -> {
               answers.add(s);
               if (answers.size() == shards.size()) {
                 onDone.accept(answers);

@@ -113,13 +113,6 @@ final class Shard {
     });
   }
 
-  /** Often enough that an idle entity goes within a quarter of the timeout after it expired. */
-  static Duration idleCheckInterval(Duration idleTimeout) {
-    Duration quarter = idleTimeout.dividedBy(4);
-    return quarter.compareTo(Duration.ofMillis(10)) < 0 ? Duration.ofMillis(10)
-        : quarter.compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1) : quarter;
-  }
-
   // ---- the states
 
   /** Remember-entities on, the store not read yet: new entities wait for it. */
@@ -348,7 +341,7 @@ final class Shard {
   }
 
   private void scheduleIdleCheck() {
-    settings.passivationIdleTimeout().ifPresent(t -> idleTimer = after(idleCheckInterval(t), Tick.IDLE));
+    settings.passivationIdleTimeout().ifPresent(t -> idleTimer = after(Recency.checkInterval(t), Tick.IDLE));
   }
 
   private Behavior<Object> onEntityLimit(EntityLimit newLimit) {

@@ -33,7 +33,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.pekko.Done;
@@ -96,7 +95,7 @@ final class ShardRegion {
   private final RegionRouting routing;
   private final OwnerHandOffs<ActorRef<Object>, ActorRef<Object>> handOffs = new OwnerHandOffs<>();
   private final RegionLinks links;
-  private final QuietWaits quietWaits = new QuietWaits();
+  private final QuietWaits quietWaits;
   private final RegionWatch<ActorRef<Object>> regions = new RegionWatch<>();
   private final LimitShares<ActorRef<Object>> limitShares;
   /** Who asked for a graceful shutdown: told when the region stops. */
@@ -114,6 +113,8 @@ final class ShardRegion {
     spec.handle().useDrops(drops);
     this.routing = new RegionRouting(spec.settings().bufferSize());
     this.links = RegionLinks.of(context, spec, drops);
+    // A caller preempted mid-send: look again shortly rather than block the region.
+    this.quietWaits = new QuietWaits(() -> timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1)));
     this.limitShares = new LimitShares<>(spec.settings().activeEntityLimit(),
         id -> routing.table().knownHome(id) instanceof Local l ? Optional.of(l.shard()) : Optional.empty(),
         (shard, share) -> shard.tell(new ShardProtocol.EntityLimit(share)));
@@ -249,12 +250,7 @@ final class ShardRegion {
         .onMessage(GetRegionStats.class, then(this::onGetRegionStats, next))
         .onMessage(BeginHandOff.class, then(this::onBeginHandOff, next))
         .onMessage(HandOffMarker.class, then(this::onHandOffMarker, next))
-        .onMessageEquals(QuietCheck.INSTANCE, () -> {
-          if (quietWaits.recheck()) {
-            timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1));
-          }
-          return next.get();
-        })
+        .onMessage(QuietCheck.class, then(q -> quietWaits.recheck(), next))
         // An old coordinator's termination, unexpected protocol messages.
         .onMessage(CoordinatorTerminated.class, t -> next.get())
         .onMessage(ShardingProtocol.class, then(m -> log.debug("Entity type [{}]: region ignores unexpected {}",
@@ -457,7 +453,7 @@ final class ShardRegion {
     if (!begin.owner().equals(self)) {
       // The marker goes into this node's link to the owner, behind everything handed to it before.
       HandOffMarker marker = new HandOffMarker(shardId, self, begin.handOffId());
-      whenQuiet(() -> spec.handle().shortcutsQuiet(shardId), () -> {
+      quietWaits.runWhenQuiet(() -> spec.handle().shortcutsQuiet(shardId), () -> {
         if (!regions.isDead(begin.owner())) {
           links.outboxFor(begin.owner()).offerAlways(marker);
         }
@@ -465,7 +461,7 @@ final class ShardRegion {
     } else if (!handOffs.isHandingOff(shardId)) {
       handOffs.begin(shardId, begin.handOffId(), current instanceof Local l ? l.shard() : null, begin.regions(), self)
           .forEach(this::watch);
-      whenQuiet(() -> spec.handle().shortcutsQuiet(shardId),
+      quietWaits.runWhenQuiet(() -> spec.handle().shortcutsQuiet(shardId),
           () -> handOffs.ownRouteClosed(shardId, begin.handOffId()).ifPresent(this::perform));
     }
     if (routing.holds(shardId)) {
@@ -490,17 +486,6 @@ final class ShardRegion {
       }
       registration.shardStopped(stopped.shardId(), stopped.handOffId());
       log.debug("Entity type [{}]: shard [{}] handed off", spec.typeName(), stopped.shardId());
-    }
-  }
-
-  /**
-   * Runs {@code action} once {@code quiet} holds (no caller can still send by an older table),
-   * after every action asked for before it.
-   */
-  private void whenQuiet(BooleanSupplier quiet, Runnable action) {
-    if (quietWaits.runWhenQuiet(quiet, action)) {
-      // A caller was preempted mid-send: look again shortly rather than block the region.
-      timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1));
     }
   }
 
@@ -535,7 +520,7 @@ final class ShardRegion {
     // than anything sent from now on. The link closes once no caller can still be sending into it.
     routing.closing(region);
     publish();
-    whenQuiet(spec.handle()::allShortcutsQuiet, () -> links.close(region, self));
+    quietWaits.runWhenQuiet(spec.handle()::allShortcutsQuiet, () -> links.close(region, self));
   }
 
   /** What the closed link to a region that is gone hands back goes first to the shards' next homes. */

@@ -493,10 +493,7 @@ final class ShardRegion {
 
   /** A batch from another region's link: delivered if it is the next in that link's sequence. */
   private void onDeliveryBatch(DeliveryBatch batch) {
-    if (!links.accept(batch, routing.table().localHeld())) {
-      return;
-    }
-    for (Object item : batch.items()) {
+    links.receive(batch, routing.table().localHeld(), item -> {
       if (item instanceof Deliver d) {
         onDeliver(d);
       } else if (item instanceof HandOffMarker m) {
@@ -505,8 +502,7 @@ final class ShardRegion {
         drop(u, "a message for entity [" + u.entityId() + "] from " + batch.link().path().address()
             + " could not be read: " + u.reason());
       }
-    }
-    links.acknowledge(batch);
+    });
   }
 
   private void onRegionTerminated(ActorRef<Object> region) {

@@ -21,7 +21,6 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
-import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.UndeliverableItem;
@@ -83,8 +82,6 @@ final class ShardRegion {
    * when the region has stopped. Local only.
    */
   public record GracefulShutdown(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
-
-  private static final Duration STATS_TIMEOUT = Duration.ofSeconds(5);
 
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;
@@ -246,8 +243,11 @@ final class ShardRegion {
           }
         }, next))
         .onMessage(ShardProtocol.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live()), next))
-        .onMessage(GetLocalState.class, then(this::onGetLocalState, next))
-        .onMessage(GetRegionStats.class, then(this::onGetRegionStats, next))
+        .onMessage(GetLocalState.class, then(get -> context.spawnAnonymous(ShardStateCollector.localState(
+            routing.table().localShards().values(), get, routing.held() + links.pending(), drops.total(),
+            spec.settings())), next))
+        .onMessage(GetRegionStats.class, then(get -> context.spawnAnonymous(
+            ShardStateCollector.regionStats(routing.table().localShards().values(), get)), next))
         .onMessage(BeginHandOff.class, then(this::onBeginHandOff, next))
         .onMessage(HandOffMarker.class, then(this::onHandOffMarker, next))
         .onMessage(QuietCheck.class, then(q -> quietWaits.recheck(), next))
@@ -584,22 +584,5 @@ final class ShardRegion {
         + "a message for shard [" + d.shardId() + "]"));
     shutdownWaiters.forEach(w -> w.tell(Done.getInstance()));
     return Behaviors.stopped();
-  }
-
-  // ---- inspection
-
-  private void onGetLocalState(GetLocalState get) {
-    int holding = routing.held() + links.pending();
-    long dropped = drops.total();
-    collect(get.timeout(), shards -> get.replyTo().tell(new LocalState(RegionReport.state(shards, holding, dropped,
-        spec.settings()))));
-  }
-
-  private void onGetRegionStats(GetRegionStats get) {
-    collect(STATS_TIMEOUT, shards -> get.replyTo().tell(new RegionStats(RegionReport.entityCounts(shards))));
-  }
-
-  private void collect(Duration timeout, Consumer<Set<ShardProtocol.ShardSnapshot>> onDone) {
-    context.spawnAnonymous(ShardStateCollector.create(routing.table().localShards().values(), timeout, onDone));
   }
 }

@@ -145,22 +145,12 @@ final class ShardRegion {
         .onMessage(RegisterAck.class, ack -> {
           onRegisterAck(ack);
           return active();
-        })
-        .onMessageEquals(RetryTick.INSTANCE, () -> {
-          registration.register();
-          drops.summarize();
-          return Behaviors.same();
         }));
   }
 
   private Behavior<Object> active() {
     return running(Behaviors.receive(Object.class)
         .onMessage(RegisterAck.class, then(this::onRegisterAck, Behaviors::same))
-        .onMessageEquals(RetryTick.INSTANCE, () -> {
-          drops.summarize();
-          askForHeldHomes();
-          return Behaviors.same();
-        })
         .onMessage(CoordinatorTerminated.class, t -> onCoordinatorTerminated(t) ? registering() : Behaviors.same()));
   }
 
@@ -179,7 +169,8 @@ final class ShardRegion {
 
   /**
    * Shutting down: registered, it asks its coordinator again every retry to move its shards;
-   * registering (its coordinator went away), it registers again first. A shard with remembered
+   * registering (its coordinator went away), it registers again first (see
+   * {@link RegionRegistration#retry}). A shard with remembered
    * entities that stops unexpectedly is not started again. After every message it looks whether
    * it is done.
    */
@@ -187,16 +178,6 @@ final class ShardRegion {
     Supplier<Behavior<Object>> next = () -> stopIfDone(Behaviors.same());
     return common(Behaviors.receive(Object.class)
         .onMessage(RegisterAck.class, then(this::onRegisterAck, next))
-        .onMessageEquals(RetryTick.INSTANCE, () -> {
-          drops.summarize();
-          if (!registration.registered()) {
-            registration.register();
-          } else {
-            askForHeldHomes();
-            registration.askToHandOffAll();
-          }
-          return next.get();
-        })
         .onMessage(CoordinatorTerminated.class, then(this::onCoordinatorTerminated, next))
         .onMessage(ShardTerminated.class, then(t -> onShardTerminated(t.shardId(), false), next))
         .onMessage(GracefulShutdown.class, then(shutdown -> shutdownWaiters.add(shutdown.replyTo()), next)), next);
@@ -222,6 +203,11 @@ final class ShardRegion {
   /** What every state does alike; {@code next} gives the behavior after each of these messages. */
   private Behavior<Object> common(BehaviorBuilder<Object> state, Supplier<Behavior<Object>> next) {
     return state
+        .onMessageEquals(RetryTick.INSTANCE, () -> {
+          drops.summarize();
+          registration.retry(routing::awaitingHome);
+          return next.get();
+        })
         .onMessage(ViaRegion.class, then(v -> {
           route(v.deliver(), false);
           spec.handle().routed(v);

@@ -183,16 +183,15 @@ final class ShardRegion {
         .onMessage(GracefulShutdown.class, then(shutdown -> shutdownWaiters.add(shutdown.replyTo()), next)), next);
   }
 
-  /** Stops once nothing is hosted, handed off or held here, and the links have delivered everything. */
+  /** Stops once it may (see {@link ShutdownProgress}). */
   private Behavior<Object> stopIfDone(Behavior<Object> otherwise) {
-    if (!routing.table().localShards().isEmpty() || !handOffs.isEmpty() || routing.held() > 0) {
-      return otherwise;
+    ShutdownProgress progress = ShutdownProgress.of(routing.table().localShards().size(), !handOffs.isEmpty(),
+        routing.held(), links.pending());
+    if (progress == ShutdownProgress.LINKS_DRAINING && !timers.isTimerActive(LinksFlushedCheck.INSTANCE)) {
+      // What this node sent to others is on its way: look again until it has been acknowledged.
+      timers.startSingleTimer(LinksFlushedCheck.INSTANCE, Duration.ofMillis(20));
     }
-    if (links.pending() > 0) {
-      // What this node sent to others is on its way: stop once it has been acknowledged.
-      if (!timers.isTimerActive(LinksFlushedCheck.INSTANCE)) {
-        timers.startSingleTimer(LinksFlushedCheck.INSTANCE, Duration.ofMillis(20));
-      }
+    if (progress != ShutdownProgress.DONE) {
       return otherwise;
     }
     shutdownWaiters.forEach(w -> w.tell(Done.getInstance()));

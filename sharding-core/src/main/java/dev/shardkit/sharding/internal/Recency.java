@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.internal;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -21,6 +22,17 @@ interface Recency {
 
   /** The least recently used entities beyond the {@code keep} most recent ones, least recent first. */
   List<String> beyond(int keep);
+
+  /**
+   * How often a shard with idle timeout {@code idleTimeout} looks for idle entities: often enough
+   * that an idle entity goes within a quarter of the timeout after it expired, never more often
+   * than every 10 ms nor less often than every second.
+   */
+  static Duration checkInterval(Duration idleTimeout) {
+    Duration quarter = idleTimeout.dividedBy(4);
+    return quarter.compareTo(Duration.ofMillis(10)) < 0 ? Duration.ofMillis(10)
+        : quarter.compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1) : quarter;
+  }
 
   /** Automatic passivation is off: nothing is kept, and no entity is ever idle or beyond a limit. */
   Recency OFF = new Recency() {

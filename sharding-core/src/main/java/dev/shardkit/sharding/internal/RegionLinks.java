@@ -202,6 +202,18 @@ final class RegionLinks {
     return false;
   }
 
+  /**
+   * A batch from another region's link: if it is the next in that link's sequence (see
+   * {@link #accept}), each of its items goes to {@code deliverItem}, in order, and then the batch
+   * is acknowledged, so that its sender counts it as delivered only once every item was handed on.
+   */
+  void receive(DeliveryBatch batch, boolean gateClosed, Consumer<Object> deliverItem) {
+    if (accept(batch, gateClosed)) {
+      batch.items().forEach(deliverItem);
+      acknowledge(batch);
+    }
+  }
+
   /** The items of a batch {@link #accept}ed have been delivered. */
   void acknowledge(DeliveryBatch batch) {
     send.accept(batch.link(), new DeliveryAck(batch.seq(), false));

@@ -5,6 +5,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
+import java.util.Collection;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -32,6 +33,8 @@ final class RegionRegistration {
   private final Consumer<ActorRef<Object>> watch;
   /** The coordinator that acknowledged this region; null while registering. */
   private ActorRef<Object> coordinator;
+  /** Asked to hand off every shard: asked again on every retry until the region stops. */
+  private boolean leaving;
 
   /**
    * @param proxy reaches whichever coordinator is current (the singleton proxy)
@@ -104,8 +107,28 @@ final class RegionRegistration {
     }
   }
 
-  /** Asks the coordinator (or, while registering, the proxy) to hand off every shard hosted here. */
+  /**
+   * The retry interval passed. Registering, it registers again; registered, it asks again where
+   * the shards {@code awaitingHome} live and, once asked to hand off every shard, asks that again
+   * (a request or its answer may have been lost with a coordinator that was taking over).
+   */
+  void retry(Supplier<? extends Collection<String>> awaitingHome) {
+    if (coordinator == null) {
+      register();
+      return;
+    }
+    awaitingHome.get().forEach(this::askHome);
+    if (leaving) {
+      askToHandOffAll();
+    }
+  }
+
+  /**
+   * Asks the coordinator (or, while registering, the proxy) to hand off every shard hosted here,
+   * and again on every {@link #retry}.
+   */
   void askToHandOffAll() {
+    leaving = true;
     if (!proxyOnly) {
       send.accept(coordinatorOrProxy(), new GracefulShutdownReq(self));
     }

@@ -19,18 +19,18 @@ final class RegionReport {
    * @param holding messages held by the region or waiting in its links
    * @param dropped messages dropped since the region started
    */
-  static ShardRegionState state(Set<Shard.ShardSnapshot> shards, int holding, long dropped,
+  static ShardRegionState state(Set<ShardProtocol.ShardSnapshot> shards, int holding, long dropped,
       ShardingSettings settings) {
     return new ShardRegionState(
         shards.stream().map(s -> new ShardRegionState.ShardState(s.shardId(), s.entityIds())).collect(Collectors.toSet()),
         holding, dropped,
         new ShardRegionState.Passivation(settings.passivationIdleTimeout(), settings.activeEntityLimit(),
-            shards.stream().mapToLong(Shard.ShardSnapshot::idlePassivations).sum(),
-            shards.stream().mapToLong(Shard.ShardSnapshot::limitPassivations).sum()));
+            shards.stream().mapToLong(ShardProtocol.ShardSnapshot::idlePassivations).sum(),
+            shards.stream().mapToLong(ShardProtocol.ShardSnapshot::limitPassivations).sum()));
   }
 
   /** The number of live entities per shard. */
-  static Map<String, Integer> entityCounts(Set<Shard.ShardSnapshot> shards) {
-    return shards.stream().collect(Collectors.toMap(Shard.ShardSnapshot::shardId, s -> s.entityIds().size()));
+  static Map<String, Integer> entityCounts(Set<ShardProtocol.ShardSnapshot> shards) {
+    return shards.stream().collect(Collectors.toMap(ShardProtocol.ShardSnapshot::shardId, s -> s.entityIds().size()));
   }
 }

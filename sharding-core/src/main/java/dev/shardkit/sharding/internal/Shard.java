@@ -6,6 +6,12 @@ import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.EntityTable.AfterStop;
 import dev.shardkit.sharding.internal.EntityTable.HandOffPlan;
 import dev.shardkit.sharding.internal.EntityTable.Wait;
+import dev.shardkit.sharding.internal.ShardProtocol.CancelHandOff;
+import dev.shardkit.sharding.internal.ShardProtocol.EntitiesLive;
+import dev.shardkit.sharding.internal.ShardProtocol.EntityLimit;
+import dev.shardkit.sharding.internal.ShardProtocol.GetShardState;
+import dev.shardkit.sharding.internal.ShardProtocol.HandOff;
+import dev.shardkit.sharding.internal.ShardProtocol.ShardSnapshot;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import java.time.Duration;
 import java.util.List;
@@ -43,40 +49,6 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * the shard's next home reads everything this one wrote.
  */
 final class Shard {
-
-  /** Ask for the shard's live entities; answered with {@link ShardSnapshot}. Local only. */
-  public record GetShardState(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
-
-  /**
-   * A shard's live entities, and how many it has passivated automatically since it started.
-   * Local only.
-   */
-  public record ShardSnapshot(String shardId, Set<String> entityIds, long idlePassivations,
-      long limitPassivations) implements NoSerializationVerificationNeeded {}
-
-  /**
-   * Region → shard: nothing more will be routed here; stop every entity (each after what is
-   * already in its mailbox) and then stop. Messages held for an entity that was passivating are
-   * still delivered here, to one more incarnation that is stopped right after them, because they
-   * were sent before the move and must be processed before anything sent after it. Local only.
-   */
-  public enum HandOff implements NoSerializationVerificationNeeded { INSTANCE }
-
-  /**
-   * Region → shard: the coordinator gave the hand-off up (it timed out); keep running. Entities
-   * already told to stop still stop; remembered ones start again by themselves, the others with
-   * their next message. Local only.
-   */
-  public enum CancelHandOff implements NoSerializationVerificationNeeded { INSTANCE }
-
-  /** Region → shard: its share of the region's active-entity limit. Local only. */
-  public record EntityLimit(int limit) implements NoSerializationVerificationNeeded {}
-
-  /**
-   * Shard → region: how many entities are live here, sent while the shard passivates down to a
-   * smaller share. Local only.
-   */
-  public record EntitiesLive(String shardId, int live) implements NoSerializationVerificationNeeded {}
 
   private enum Tick implements NoSerializationVerificationNeeded { RECOVERY, IDLE, BACKOFF }
 
@@ -139,13 +111,6 @@ final class Shard {
       shard.store.load();
       return shard.loading();
     });
-  }
-
-  /** Often enough that an idle entity goes within a quarter of the timeout after it expired. */
-  static Duration idleCheckInterval(Duration idleTimeout) {
-    Duration quarter = idleTimeout.dividedBy(4);
-    return quarter.compareTo(Duration.ofMillis(10)) < 0 ? Duration.ofMillis(10)
-        : quarter.compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1) : quarter;
   }
 
   // ---- the states
@@ -376,7 +341,7 @@ final class Shard {
   }
 
   private void scheduleIdleCheck() {
-    settings.passivationIdleTimeout().ifPresent(t -> idleTimer = after(idleCheckInterval(t), Tick.IDLE));
+    settings.passivationIdleTimeout().ifPresent(t -> idleTimer = after(Recency.checkInterval(t), Tick.IDLE));
   }
 
   private Behavior<Object> onEntityLimit(EntityLimit newLimit) {

@@ -21,7 +21,6 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
-import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.UndeliverableItem;
@@ -33,7 +32,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.pekko.Done;
@@ -85,8 +83,6 @@ final class ShardRegion {
    */
   public record GracefulShutdown(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
 
-  private static final Duration STATS_TIMEOUT = Duration.ofSeconds(5);
-
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;
   private final RegionSpec spec;
@@ -96,7 +92,7 @@ final class ShardRegion {
   private final RegionRouting routing;
   private final OwnerHandOffs<ActorRef<Object>, ActorRef<Object>> handOffs = new OwnerHandOffs<>();
   private final RegionLinks links;
-  private final QuietWaits quietWaits = new QuietWaits();
+  private final QuietWaits quietWaits;
   private final RegionWatch<ActorRef<Object>> regions = new RegionWatch<>();
   private final LimitShares<ActorRef<Object>> limitShares;
   /** Who asked for a graceful shutdown: told when the region stops. */
@@ -114,9 +110,11 @@ final class ShardRegion {
     spec.handle().useDrops(drops);
     this.routing = new RegionRouting(spec.settings().bufferSize());
     this.links = RegionLinks.of(context, spec, drops);
+    // A caller preempted mid-send: look again shortly rather than block the region.
+    this.quietWaits = new QuietWaits(() -> timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1)));
     this.limitShares = new LimitShares<>(spec.settings().activeEntityLimit(),
         id -> routing.table().knownHome(id) instanceof Local l ? Optional.of(l.shard()) : Optional.empty(),
-        (shard, share) -> shard.tell(new Shard.EntityLimit(share)));
+        (shard, share) -> shard.tell(new ShardProtocol.EntityLimit(share)));
     this.registration = new RegionRegistration(self, spec.coordinator(), spec.proxyOnly(), this::hostedShards,
         ActorRef::tell, coordinator -> context.watchWith(coordinator, new CoordinatorTerminated(coordinator)));
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
@@ -147,22 +145,12 @@ final class ShardRegion {
         .onMessage(RegisterAck.class, ack -> {
           onRegisterAck(ack);
           return active();
-        })
-        .onMessageEquals(RetryTick.INSTANCE, () -> {
-          registration.register();
-          drops.summarize();
-          return Behaviors.same();
         }));
   }
 
   private Behavior<Object> active() {
     return running(Behaviors.receive(Object.class)
         .onMessage(RegisterAck.class, then(this::onRegisterAck, Behaviors::same))
-        .onMessageEquals(RetryTick.INSTANCE, () -> {
-          drops.summarize();
-          askForHeldHomes();
-          return Behaviors.same();
-        })
         .onMessage(CoordinatorTerminated.class, t -> onCoordinatorTerminated(t) ? registering() : Behaviors.same()));
   }
 
@@ -181,7 +169,8 @@ final class ShardRegion {
 
   /**
    * Shutting down: registered, it asks its coordinator again every retry to move its shards;
-   * registering (its coordinator went away), it registers again first. A shard with remembered
+   * registering (its coordinator went away), it registers again first (see
+   * {@link RegionRegistration#retry}). A shard with remembered
    * entities that stops unexpectedly is not started again. After every message it looks whether
    * it is done.
    */
@@ -189,31 +178,20 @@ final class ShardRegion {
     Supplier<Behavior<Object>> next = () -> stopIfDone(Behaviors.same());
     return common(Behaviors.receive(Object.class)
         .onMessage(RegisterAck.class, then(this::onRegisterAck, next))
-        .onMessageEquals(RetryTick.INSTANCE, () -> {
-          drops.summarize();
-          if (!registration.registered()) {
-            registration.register();
-          } else {
-            askForHeldHomes();
-            registration.askToHandOffAll();
-          }
-          return next.get();
-        })
         .onMessage(CoordinatorTerminated.class, then(this::onCoordinatorTerminated, next))
         .onMessage(ShardTerminated.class, then(t -> onShardTerminated(t.shardId(), false), next))
         .onMessage(GracefulShutdown.class, then(shutdown -> shutdownWaiters.add(shutdown.replyTo()), next)), next);
   }
 
-  /** Stops once nothing is hosted, handed off or held here, and the links have delivered everything. */
+  /** Stops once it may (see {@link ShutdownProgress}). */
   private Behavior<Object> stopIfDone(Behavior<Object> otherwise) {
-    if (!routing.table().localShards().isEmpty() || !handOffs.isEmpty() || routing.held() > 0) {
-      return otherwise;
+    ShutdownProgress progress = ShutdownProgress.of(routing.table().localShards().size(), !handOffs.isEmpty(),
+        routing.held(), links.pending());
+    if (progress == ShutdownProgress.LINKS_DRAINING && !timers.isTimerActive(LinksFlushedCheck.INSTANCE)) {
+      // What this node sent to others is on its way: look again until it has been acknowledged.
+      timers.startSingleTimer(LinksFlushedCheck.INSTANCE, Duration.ofMillis(20));
     }
-    if (links.pending() > 0) {
-      // What this node sent to others is on its way: stop once it has been acknowledged.
-      if (!timers.isTimerActive(LinksFlushedCheck.INSTANCE)) {
-        timers.startSingleTimer(LinksFlushedCheck.INSTANCE, Duration.ofMillis(20));
-      }
+    if (progress != ShutdownProgress.DONE) {
       return otherwise;
     }
     shutdownWaiters.forEach(w -> w.tell(Done.getInstance()));
@@ -224,6 +202,11 @@ final class ShardRegion {
   /** What every state does alike; {@code next} gives the behavior after each of these messages. */
   private Behavior<Object> common(BehaviorBuilder<Object> state, Supplier<Behavior<Object>> next) {
     return state
+        .onMessageEquals(RetryTick.INSTANCE, () -> {
+          drops.summarize();
+          registration.retry(routing::awaitingHome);
+          return next.get();
+        })
         .onMessage(ViaRegion.class, then(v -> {
           route(v.deliver(), false);
           spec.handle().routed(v);
@@ -244,17 +227,15 @@ final class ShardRegion {
             registration.askHome(r.shardId());
           }
         }, next))
-        .onMessage(Shard.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live()), next))
-        .onMessage(GetLocalState.class, then(this::onGetLocalState, next))
-        .onMessage(GetRegionStats.class, then(this::onGetRegionStats, next))
+        .onMessage(ShardProtocol.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live()), next))
+        .onMessage(GetLocalState.class, then(get -> context.spawnAnonymous(ShardStateCollector.localState(
+            routing.table().localShards().values(), get, routing.held() + links.pending(), drops.total(),
+            spec.settings())), next))
+        .onMessage(GetRegionStats.class, then(get -> context.spawnAnonymous(
+            ShardStateCollector.regionStats(routing.table().localShards().values(), get)), next))
         .onMessage(BeginHandOff.class, then(this::onBeginHandOff, next))
         .onMessage(HandOffMarker.class, then(this::onHandOffMarker, next))
-        .onMessageEquals(QuietCheck.INSTANCE, () -> {
-          if (quietWaits.recheck()) {
-            timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1));
-          }
-          return next.get();
-        })
+        .onMessage(QuietCheck.class, then(q -> quietWaits.recheck(), next))
         // An old coordinator's termination, unexpected protocol messages.
         .onMessage(CoordinatorTerminated.class, t -> next.get())
         .onMessage(ShardingProtocol.class, then(m -> log.debug("Entity type [{}]: region ignores unexpected {}",
@@ -407,7 +388,7 @@ final class ShardRegion {
     OwnerHandOffs.Cancelled<ActorRef<Object>> cancelled = handOffs.cancel(shardId);
     cancelled.shard().ifPresent(shard -> {
       if (cancelled.stopping()) {
-        shard.tell(Shard.CancelHandOff.INSTANCE);
+        shard.tell(ShardProtocol.CancelHandOff.INSTANCE);
       }
       routing.home(shardId, new Local(shard));
     });
@@ -457,7 +438,7 @@ final class ShardRegion {
     if (!begin.owner().equals(self)) {
       // The marker goes into this node's link to the owner, behind everything handed to it before.
       HandOffMarker marker = new HandOffMarker(shardId, self, begin.handOffId());
-      whenQuiet(() -> spec.handle().shortcutsQuiet(shardId), () -> {
+      quietWaits.runWhenQuiet(() -> spec.handle().shortcutsQuiet(shardId), () -> {
         if (!regions.isDead(begin.owner())) {
           links.outboxFor(begin.owner()).offerAlways(marker);
         }
@@ -465,7 +446,7 @@ final class ShardRegion {
     } else if (!handOffs.isHandingOff(shardId)) {
       handOffs.begin(shardId, begin.handOffId(), current instanceof Local l ? l.shard() : null, begin.regions(), self)
           .forEach(this::watch);
-      whenQuiet(() -> spec.handle().shortcutsQuiet(shardId),
+      quietWaits.runWhenQuiet(() -> spec.handle().shortcutsQuiet(shardId),
           () -> handOffs.ownRouteClosed(shardId, begin.handOffId()).ifPresent(this::perform));
     }
     if (routing.holds(shardId)) {
@@ -483,7 +464,7 @@ final class ShardRegion {
     if (step instanceof OwnerHandOffs.StopShard<ActorRef<Object>> stop) {
       log.debug("Entity type [{}]: every route to shard [{}] is closed; stopping its entities", spec.typeName(),
           stop.shardId());
-      stop.shard().tell(Shard.HandOff.INSTANCE);
+      stop.shard().tell(ShardProtocol.HandOff.INSTANCE);
     } else if (step instanceof OwnerHandOffs.Stopped<ActorRef<Object>> stopped) {
       if (routing.holds(stopped.shardId())) {
         registration.askHome(stopped.shardId());
@@ -493,25 +474,11 @@ final class ShardRegion {
     }
   }
 
-  /**
-   * Runs {@code action} once {@code quiet} holds (no caller can still send by an older table),
-   * after every action asked for before it.
-   */
-  private void whenQuiet(BooleanSupplier quiet, Runnable action) {
-    if (quietWaits.runWhenQuiet(quiet, action)) {
-      // A caller was preempted mid-send: look again shortly rather than block the region.
-      timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1));
-    }
-  }
-
   // ---- remote delivery and membership
 
   /** A batch from another region's link: delivered if it is the next in that link's sequence. */
   private void onDeliveryBatch(DeliveryBatch batch) {
-    if (!links.accept(batch, routing.table().localHeld())) {
-      return;
-    }
-    for (Object item : batch.items()) {
+    links.receive(batch, routing.table().localHeld(), item -> {
       if (item instanceof Deliver d) {
         onDeliver(d);
       } else if (item instanceof HandOffMarker m) {
@@ -520,8 +487,7 @@ final class ShardRegion {
         drop(u, "a message for entity [" + u.entityId() + "] from " + batch.link().path().address()
             + " could not be read: " + u.reason());
       }
-    }
-    links.acknowledge(batch);
+    });
   }
 
   private void onRegionTerminated(ActorRef<Object> region) {
@@ -535,7 +501,7 @@ final class ShardRegion {
     // than anything sent from now on. The link closes once no caller can still be sending into it.
     routing.closing(region);
     publish();
-    whenQuiet(spec.handle()::allShortcutsQuiet, () -> links.close(region, self));
+    quietWaits.runWhenQuiet(spec.handle()::allShortcutsQuiet, () -> links.close(region, self));
   }
 
   /** What the closed link to a region that is gone hands back goes first to the shards' next homes. */
@@ -603,22 +569,5 @@ final class ShardRegion {
         + "a message for shard [" + d.shardId() + "]"));
     shutdownWaiters.forEach(w -> w.tell(Done.getInstance()));
     return Behaviors.stopped();
-  }
-
-  // ---- inspection
-
-  private void onGetLocalState(GetLocalState get) {
-    int holding = routing.held() + links.pending();
-    long dropped = drops.total();
-    collect(get.timeout(), shards -> get.replyTo().tell(new LocalState(RegionReport.state(shards, holding, dropped,
-        spec.settings()))));
-  }
-
-  private void onGetRegionStats(GetRegionStats get) {
-    collect(STATS_TIMEOUT, shards -> get.replyTo().tell(new RegionStats(RegionReport.entityCounts(shards))));
-  }
-
-  private void collect(Duration timeout, Consumer<Set<Shard.ShardSnapshot>> onDone) {
-    context.spawnAnonymous(ShardStateCollector.create(routing.table().localShards().values(), timeout, onDone));
   }
 }

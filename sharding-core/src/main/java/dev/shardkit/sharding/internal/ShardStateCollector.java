@@ -1,5 +1,8 @@
 package dev.shardkit.sharding.internal;
 
+import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
@@ -17,21 +20,40 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 final class ShardStateCollector {
   private enum Timeout implements NoSerializationVerificationNeeded { INSTANCE }
 
+  /** How long a region's statistics wait for its shards. */
+  private static final Duration STATS_TIMEOUT = Duration.ofSeconds(5);
+
   private ShardStateCollector() {}
 
+  /**
+   * Answers {@code get} with the region's state: its shards' entities, and what it holds and
+   * dropped (as counted when asked).
+   */
+  static Behavior<Object> localState(Collection<ActorRef<Object>> shards, ShardRegion.GetLocalState get,
+      int holding, long dropped, ShardingSettings settings) {
+    return create(shards, get.timeout(), answers -> get.replyTo().tell(
+        new ShardRegion.LocalState(RegionReport.state(answers, holding, dropped, settings))));
+  }
+
+  /** Answers {@code get} with how many entities each of the region's shards has. */
+  static Behavior<Object> regionStats(Collection<ActorRef<Object>> shards, GetRegionStats get) {
+    return create(shards, STATS_TIMEOUT, answers -> get.replyTo().tell(
+        new RegionStats(RegionReport.entityCounts(answers))));
+  }
+
   static Behavior<Object> create(Collection<ActorRef<Object>> shards, Duration timeout,
-      Consumer<Set<Shard.ShardSnapshot>> onDone) {
+      Consumer<Set<ShardProtocol.ShardSnapshot>> onDone) {
     return Behaviors.setup(ctx -> {
       if (shards.isEmpty()) {
         onDone.accept(Set.of());
         return Behaviors.stopped();
       }
-      shards.forEach(s -> s.tell(new Shard.GetShardState(ctx.getSelf())));
+      shards.forEach(s -> s.tell(new ShardProtocol.GetShardState(ctx.getSelf())));
       return Behaviors.withTimers(timers -> {
         timers.startSingleTimer(Timeout.INSTANCE, timeout);
-        Set<Shard.ShardSnapshot> answers = new HashSet<>();
+        Set<ShardProtocol.ShardSnapshot> answers = new HashSet<>();
         return Behaviors.receive(Object.class)
-            .onMessage(Shard.ShardSnapshot.class, s -> {
+            .onMessage(ShardProtocol.ShardSnapshot.class, s -> {
               answers.add(s);
               if (answers.size() == shards.size()) {
                 onDone.accept(answers);

@@ -1,8 +1,6 @@
 package dev.shardkit.sharding.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,45 +8,52 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class QuietWaitsTest {
-  private final QuietWaits waits = new QuietWaits();
+  private int rechecksScheduled;
+  private final QuietWaits waits = new QuietWaits(() -> rechecksScheduled++);
   private final List<String> ran = new ArrayList<>();
 
   @Test
   void anActionWhoseConditionHoldsRunsAtOnce() {
-    assertFalse(waits.runWhenQuiet(() -> true, () -> ran.add("a")));
+    waits.runWhenQuiet(() -> true, () -> ran.add("a"));
     assertEquals(List.of("a"), ran);
-    assertFalse(waits.recheck(), "nothing waits");
+    assertEquals(0, rechecksScheduled, "nothing waits");
   }
 
   @Test
   void anActionWaitsWhileItsConditionDoesNotHoldAndRunsOnARecheckOnceItDoes() {
     AtomicBoolean quiet = new AtomicBoolean(false);
-    assertTrue(waits.runWhenQuiet(quiet::get, () -> ran.add("a")));
+    waits.runWhenQuiet(quiet::get, () -> ran.add("a"));
     assertEquals(List.of(), ran);
+    assertEquals(1, rechecksScheduled);
 
-    assertTrue(waits.recheck(), "still not quiet");
+    waits.recheck();
     assertEquals(List.of(), ran);
+    assertEquals(2, rechecksScheduled, "still not quiet: looks again");
 
     quiet.set(true);
-    assertFalse(waits.recheck());
+    waits.recheck();
     assertEquals(List.of("a"), ran);
-    assertFalse(waits.recheck(), "an action runs once");
-    assertEquals(List.of("a"), ran);
+    assertEquals(2, rechecksScheduled, "nothing waits any more");
+    waits.recheck();
+    assertEquals(List.of("a"), ran, "an action runs once");
+    assertEquals(2, rechecksScheduled);
   }
 
   @Test
   void onceOneWaitsEveryLaterOneWaitsBehindIt() {
     AtomicBoolean first = new AtomicBoolean(false);
     waits.runWhenQuiet(first::get, () -> ran.add("first"));
-    assertTrue(waits.runWhenQuiet(() -> true, () -> ran.add("second")), "its own condition holds, yet it waits");
-    assertEquals(List.of(), ran);
+    waits.runWhenQuiet(() -> true, () -> ran.add("second"));
+    assertEquals(List.of(), ran, "its own condition holds, yet it waits");
+    assertEquals(2, rechecksScheduled);
 
-    assertTrue(waits.recheck());
+    waits.recheck();
     assertEquals(List.of(), ran, "the second does not overtake the first");
 
     first.set(true);
-    assertFalse(waits.recheck());
+    waits.recheck();
     assertEquals(List.of("first", "second"), ran);
+    assertEquals(3, rechecksScheduled);
   }
 
   @Test
@@ -60,19 +65,22 @@ class QuietWaitsTest {
     waits.runWhenQuiet(() -> true, () -> ran.add("third"));
 
     first.set(true);
-    assertTrue(waits.recheck());
+    waits.recheck();
     assertEquals(List.of("first"), ran);
+    assertEquals(4, rechecksScheduled, "the second and third still wait");
 
     second.set(true);
-    assertFalse(waits.recheck());
+    waits.recheck();
     assertEquals(List.of("first", "second", "third"), ran);
+    assertEquals(4, rechecksScheduled);
   }
 
   @Test
   void aConditionThatHoldsWithinTheSpinRunsAtOnce() {
     int[] looks = {0};
-    assertFalse(waits.runWhenQuiet(() -> ++looks[0] >= 3, () -> ran.add("a")));
+    waits.runWhenQuiet(() -> ++looks[0] >= 3, () -> ran.add("a"));
     assertEquals(List.of("a"), ran);
     assertEquals(3, looks[0]);
+    assertEquals(0, rechecksScheduled);
   }
 }

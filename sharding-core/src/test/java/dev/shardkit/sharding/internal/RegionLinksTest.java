@@ -115,6 +115,23 @@ class RegionLinksTest {
   }
 
   @Test
+  void aReceivedBatchHandsOnItsItemsInOrderBeforeItIsAcknowledged() {
+    List<Object> handed = new ArrayList<>();
+    DeliveryBatch batch = new DeliveryBatch(inboundLink, 1, List.of(msg("s1", 1), msg("s2", 2)));
+    links.receive(batch, false, item -> {
+      handed.add(item);
+      assertEquals(List.of(), told, "acknowledged only after every item");
+    });
+    assertEquals(List.of(msg("s1", 1), msg("s2", 2)), handed);
+    assertEquals(List.of(new Told(inboundLink, new DeliveryAck(1, false))), told);
+
+    handed.clear();
+    links.receive(batch, false, handed::add);
+    links.receive(batch(otherInboundLink, 1), true, handed::add);
+    assertEquals(List.of(), handed, "a repeat, and a batch while the gate is closed, hand on nothing");
+  }
+
+  @Test
   void aRepeatedBatchIsAnsweredWithTheLastDeliveredAndNotDeliveredAgain() {
     links.accept(batch(inboundLink, 1), false);
     assertFalse(links.accept(batch(inboundLink, 1), false));

@@ -104,4 +104,32 @@ class RegionRegistrationTest {
     assertEquals(List.of(new Told(coordinatorB, new GracefulShutdownReq(self)),
         new Told(coordinatorB, new ShardStopped("4", self, 6))), told);
   }
+
+  @Test
+  void aRetryWhileRegisteringRegistersAgainAndAsksForNoHomes() {
+    RegionRegistration registration = registration(false);
+    registration.askToHandOffAll();
+    told.clear();
+    registration.retry(() -> {
+      throw new AssertionError("the homes awaited are not even looked at while registering");
+    });
+    assertEquals(List.of(new Told(proxy, new Register(self, Set.of("1", "2")))), told);
+  }
+
+  @Test
+  void aRetryWhileRegisteredAsksForTheAwaitedHomesAndOnceLeavingForTheHandOffAgain() {
+    RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorA);
+    told.clear();
+    registration.retry(() -> List.of("7"));
+    assertEquals(List.of(new Told(coordinatorA, new GetShardHome("7", self))), told);
+
+    registration.askToHandOffAll();
+    told.clear();
+    registration.retry(List::of);
+    registration.retry(() -> List.of("8"));
+    assertEquals(List.of(new Told(coordinatorA, new GracefulShutdownReq(self)),
+        new Told(coordinatorA, new GetShardHome("8", self)), new Told(coordinatorA, new GracefulShutdownReq(self))),
+        told);
+  }
 }

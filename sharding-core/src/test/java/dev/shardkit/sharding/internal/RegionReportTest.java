@@ -13,10 +13,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class RegionReportTest {
-  private static final Set<Shard.ShardSnapshot> SHARDS = Set.of(
-      new Shard.ShardSnapshot("s1", Set.of("a", "b"), 3, 1),
-      new Shard.ShardSnapshot("s2", Set.of("c"), 4, 0),
-      new Shard.ShardSnapshot("s3", Set.of(), 0, 2));
+  private static final Set<ShardProtocol.ShardSnapshot> SHARDS = Set.of(
+      new ShardProtocol.ShardSnapshot("s1", Set.of("a", "b"), 3, 1),
+      new ShardProtocol.ShardSnapshot("s2", Set.of("c"), 4, 0),
+      new ShardProtocol.ShardSnapshot("s3", Set.of(), 0, 2));
 
   @Test
   void theStateListsTheShardsAndSumsTheirPassivations() {

@@ -1,0 +1,40 @@
+package dev.shardkit.sharding.internal;
+
+import java.util.Set;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What a {@link Shard} and its region (or an inspector on the same node) tell each other besides
+ * deliveries. They never leave the shard's node.
+ */
+sealed interface ShardProtocol extends NoSerializationVerificationNeeded {
+
+  /** Ask for the shard's live entities; answered with {@link ShardSnapshot}. */
+  record GetShardState(ActorRef<Object> replyTo) implements ShardProtocol {}
+
+  /** A shard's live entities, and how many it has passivated automatically since it started. */
+  record ShardSnapshot(String shardId, Set<String> entityIds, long idlePassivations, long limitPassivations)
+      implements ShardProtocol {}
+
+  /**
+   * Region → shard: nothing more will be routed here; stop every entity (each after what is
+   * already in its mailbox) and then stop. Messages held for an entity that was passivating are
+   * still delivered here, to one more incarnation that is stopped right after them, because they
+   * were sent before the move and must be processed before anything sent after it.
+   */
+  enum HandOff implements ShardProtocol { INSTANCE }
+
+  /**
+   * Region → shard: the coordinator gave the hand-off up (it timed out); keep running. Entities
+   * already told to stop still stop; remembered ones start again by themselves, the others with
+   * their next message.
+   */
+  enum CancelHandOff implements ShardProtocol { INSTANCE }
+
+  /** Region → shard: its share of the region's active-entity limit. */
+  record EntityLimit(int limit) implements ShardProtocol {}
+
+  /** Shard → region: how many entities are live here, sent while the shard passivates down to a smaller share. */
+  record EntitiesLive(String shardId, int live) implements ShardProtocol {}
+}

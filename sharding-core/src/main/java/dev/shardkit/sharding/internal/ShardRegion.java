@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.internal;
 
-import dev.shardkit.sharding.ShardRegionState;
+import dev.shardkit.sharding.internal.RegionRequests.GetLocalState;
+import dev.shardkit.sharding.internal.RegionRequests.GracefulShutdown;
 import dev.shardkit.sharding.internal.RegionHandle.ViaRegion;
 import dev.shardkit.sharding.internal.RegionMessages.CoordinatorTerminated;
 import dev.shardkit.sharding.internal.RegionMessages.LinksFlushedCheck;
@@ -35,7 +36,6 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.pekko.Done;
-import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -60,7 +60,8 @@ import org.slf4j.Logger;
  * coordinator's answer), {@link OwnerHandOffs} (the owner's side of moving a shard away),
  * {@link RegionLinks} (remote delivery), {@link NodeEvents} (which nodes' shards are held),
  * {@link LimitShares} (the active-entity limit), {@link QuietWaits}, {@link RegionWatch} and
- * {@link RegionReport}. Its own messages to itself are {@link RegionMessages}.
+ * {@link RegionReport}. Its own messages to itself are {@link RegionMessages}; what
+ * the rest of the node asks of it, {@link RegionRequests}.
  *
  * <p>States: <em>registering</em> (no coordinator yet: known homes keep working, everything else
  * is held) → <em>active</em> (registered: unknown homes are asked for), back to registering when
@@ -70,18 +71,6 @@ import org.slf4j.Logger;
  * the cluster.
  */
 final class ShardRegion {
-
-  /** Ask for this region's state; answered with {@link LocalState}. Local only. */
-  public record GetLocalState(ActorRef<Object> replyTo, Duration timeout) implements NoSerializationVerificationNeeded {}
-
-  /** This region's state. Local only. */
-  public record LocalState(ShardRegionState state) implements NoSerializationVerificationNeeded {}
-
-  /**
-   * Hand off every shard of this region and stop; {@code replyTo} gets {@link org.apache.pekko.Done}
-   * when the region has stopped. Local only.
-   */
-  public record GracefulShutdown(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
 
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;

@@ -29,10 +29,10 @@ final class ShardStateCollector {
    * Answers {@code get} with the region's state: its shards' entities, and what it holds and
    * dropped (as counted when asked).
    */
-  static Behavior<Object> localState(Collection<ActorRef<Object>> shards, ShardRegion.GetLocalState get,
+  static Behavior<Object> localState(Collection<ActorRef<Object>> shards, RegionRequests.GetLocalState get,
       int holding, long dropped, ShardingSettings settings) {
     return create(shards, get.timeout(), answers -> get.replyTo().tell(
-        new ShardRegion.LocalState(RegionReport.state(answers, holding, dropped, settings))));
+        new RegionRequests.LocalState(RegionReport.state(answers, holding, dropped, settings))));
   }
 
   /** Answers {@code get} with how many entities each of the region's shards has. */

@@ -198,7 +198,7 @@ public final class StartedType {
 
   /** Hands off every shard of this node's region and stops it; completes when it has stopped. */
   public CompletionStage<Done> gracefulShutdown(Duration timeout) {
-    return AskPattern.<Object, Object>ask(handle.region(), ShardRegion.GracefulShutdown::new, timeout,
+    return AskPattern.<Object, Object>ask(handle.region(), RegionRequests.GracefulShutdown::new, timeout,
             system.scheduler())
         .thenApply(done -> Done.getInstance());
   }
@@ -206,8 +206,8 @@ public final class StartedType {
   /** This node's region: its shards and their live entities; shards slower than {@code timeout} are left out. */
   public CompletionStage<ShardRegionState> localState(Duration timeout) {
     return AskPattern.<Object, Object>ask(handle.region(),
-            replyTo -> new ShardRegion.GetLocalState(replyTo, timeout), timeout.plus(timeout), system.scheduler())
-        .thenApply(r -> ((ShardRegion.LocalState) r).state());
+            replyTo -> new RegionRequests.GetLocalState(replyTo, timeout), timeout.plus(timeout), system.scheduler())
+        .thenApply(r -> ((RegionRequests.LocalState) r).state());
   }
 
   /**

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import dev.shardkit.sharding.internal.CoordinatorSpec;
 import dev.shardkit.sharding.internal.DeliveryGate;
 import dev.shardkit.sharding.internal.EntityRefImpl;
+import dev.shardkit.sharding.internal.NodeAddress;
 import dev.shardkit.sharding.internal.NodeGate;
 import dev.shardkit.sharding.internal.RegionHandle;
 import dev.shardkit.sharding.internal.RegionSpec;
@@ -345,8 +346,7 @@ public final class ClusterSharding implements Extension {
           Set<Address> failed = ConcurrentHashMap.newKeySet();
           List<CompletableFuture<Void>> asks = new ArrayList<>();
           for (ActorRef<Object> region : regions) {
-            Address address = region.path().address().hasGlobalScope() ? region.path().address()
-                : cluster.selfAddress();
+            Address address = NodeAddress.of(region, cluster.selfAddress());
             asks.add(AskPattern.<Object, Object>ask(region, GetRegionStats::new, timeout, system.scheduler())
                 .handle((r, error) -> {
                   if (error == null) {

@@ -104,8 +104,6 @@ public final class ShardCoordinator {
     })));
   }
 
-  // ---- behaviours
-
   /**
    * What the handlers that settling and active share are told by the behaviour they run in; each
    * hook does nothing unless the phase needs it. An effect that waits for a write keeps the phase in
@@ -140,12 +138,20 @@ public final class ShardCoordinator {
    */
   private Behavior<Object> settling(Settling waitFor) {
     Phase phase = new Phase() {
+      /** An effect decided while settling that runs once settling is over places as active does. */
+      @Override
+      public void placeRemembered() {
+        if (waitFor.done()) {
+          ShardCoordinator.this.placeRemembered();
+        }
+      }
+
       @Override
       public void heardFrom() {
         waitFor.check(members(), writes.decided().regions().keySet());
       }
 
-      /** Active once every node was heard from (a check made while handling the message found it so). */
+      /** Active once settling is over (a check, or the timeout, while handling the message found it so). */
       @Override
       public Behavior<Object> next() {
         return waitFor.done() ? settle(waitFor) : Behaviors.same();
@@ -168,7 +174,8 @@ public final class ShardCoordinator {
         .onMessageEquals(SettleTimeout.INSTANCE, () -> {
           log.info("Coordinator of [{}]: not every hosting node's region registered within {} ms; allocating anyway",
               typeName, spec.settings().coordinatorSettleTimeout().toMillis());
-          return settle(waitFor);
+          waitFor.timedOut();
+          return phase.next();
         })
         // Settling schedules the first round.
         .onMessageEquals(RebalanceTick.INSTANCE, Behaviors::same));
@@ -285,16 +292,10 @@ public final class ShardCoordinator {
       store.readRememberedShards();
     }
     // Those on nodes that are down are reported terminated when they are removed.
-    kept.regions().keySet().forEach(this::watch);
-    kept.proxies().forEach(this::watch);
+    kept.regions().keySet().forEach(region -> context.watchWith(region, new Terminated(region)));
+    kept.proxies().forEach(proxy -> context.watchWith(proxy, new Terminated(proxy)));
     return waitFor.done() ? settle(waitFor) : settling(waitFor);
   }
-
-  private void watch(ActorRef<Object> regionOrProxy) {
-    context.watchWith(regionOrProxy, new Terminated(regionOrProxy));
-  }
-
-  // ---- registration
 
   private Behavior<Object> onRegister(Phase phase, ActorRef<Object> region, Set<String> hostedShards, boolean proxy) {
     CoordinatorState state = writes.decided();
@@ -305,7 +306,7 @@ public final class ShardCoordinator {
       return phase.next();
     }
     if (registration.isNew()) {
-      watch(region);
+      context.watchWith(region, new Terminated(region));
       log.info("Coordinator of [{}]: {} {} registered", typeName, proxy ? "proxy" : "region", region.path());
     }
     store.persist(registration.events(), () -> {

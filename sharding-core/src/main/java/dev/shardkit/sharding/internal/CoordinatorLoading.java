@@ -35,7 +35,7 @@ final class CoordinatorLoading {
   private final TimerScheduler<Object> timers;
   private final StashBuffer<Object> stash;
   private final Function<CoordinatorState, Behavior<Object>> loaded;
-  private final Backoff.Retries retries = ShardCoordinator.STORE_BACKOFF.retries();
+  private final Backoff.Retries retries = CoordinatorStoreLink.STORE_BACKOFF.retries();
   private final Set<Object> stashed = new HashSet<>();
   private long lastStashFullWarning = System.nanoTime() - STASH_FULL_WARNING_INTERVAL.toNanos();
 
@@ -59,7 +59,7 @@ final class CoordinatorLoading {
   }
 
   private Behavior<Object> load() {
-    context.pipeToSelf(ShardCoordinator.attempt(spec.store()::load),
+    context.pipeToSelf(CoordinatorStoreLink.attempt(spec.store()::load),
         (state, error) -> error == null ? new Loaded(state) : new LoadFailed(error));
     return Behaviors.receive(Object.class)
         .onMessage(Loaded.class, l -> stash.unstashAll(loaded.apply(l.state())))

@@ -90,8 +90,7 @@ final class MemberSnapshot {
 
   /** The node a reference lives on; a local reference's address has no host, so it is this node's. */
   Address addressOf(ActorRef<?> ref) {
-    Address address = ref.path().address();
-    return address.hasGlobalScope() ? address : self;
+    return NodeAddress.of(ref, self);
   }
 
   /** Whether the node at {@code address} is a member that has not been removed (it may be down). */

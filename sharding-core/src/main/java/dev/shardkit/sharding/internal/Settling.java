@@ -67,7 +67,15 @@ final class Settling {
     return done;
   }
 
-  /** Whether every node that may host shards was heard from at the last {@link #check}. */
+  /** The settle timeout passed: settling is over for good, whoever was not heard from. */
+  void timedOut() {
+    done = true;
+  }
+
+  /**
+   * Whether settling is over: every node that may host shards was heard from at a {@link #check},
+   * or it {@link #timedOut()}.
+   */
   boolean done() {
     return done;
   }

@@ -1,6 +1,5 @@
 package dev.shardkit.sharding.internal;
 
-import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
@@ -11,21 +10,15 @@ import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
-import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyTerminated;
-import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionTerminated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 import org.apache.pekko.actor.ActorIdentity;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.Identify;
@@ -44,27 +37,21 @@ import org.slf4j.Logger;
 /**
  * The singleton that decides where shards live, one per entity type, on the oldest node of the
  * type's role: an actor shell around {@link Placement}, {@link HandOffTracker},
- * {@link CoordinatorWrites}, {@link Settling} and {@link MemberSnapshot}. Every change is decided,
- * stored through the {@link CoordinatorStateStore}, then announced, so a successor that loads the
- * store never gives a shard a second home.
+ * {@link CoordinatorWrites}, {@link Settling}, {@link RebalanceRounds} and {@link MemberSnapshot}.
+ * Every change is decided, stored through the {@link CoordinatorStateStore} (by its
+ * {@link CoordinatorStoreLink}), then announced, so a successor that loads the store never gives a
+ * shard a second home.
  *
  * <p>Behaviours: <em>loading</em> ({@link CoordinatorLoading}: reading the store; requests wait in
- * a bounded stash) →
- * <em>settling</em> (until every node that may host shards has registered its region or said it
- * has none, or the settle timeout: shards with a home are served, requests for homeless shards
- * wait) → <em>active</em> (places shards, rebalances).
+ * a bounded stash) → <em>settling</em> (until every node that may host shards has registered its
+ * region or said it has none, or the settle timeout: shards with a home are served, requests for
+ * homeless shards wait, and no shard is placed) → <em>active</em> (places shards, rebalances).
+ * Settling and active share most handlers; each hands them its {@link Phase}.
  */
 final class ShardCoordinator {
 
   /** Sent by the singleton manager when the coordinator must hand over. Local only. */
   public enum Stop implements NoSerializationVerificationNeeded { INSTANCE }
-
-  private enum Stored implements NoSerializationVerificationNeeded { INSTANCE }
-
-  private record StoreFailed(List<CoordinatorEvent> events, Throwable cause)
-      implements NoSerializationVerificationNeeded {}
-
-  private enum RetryStore implements NoSerializationVerificationNeeded { INSTANCE }
 
   private enum SettleTimeout implements NoSerializationVerificationNeeded { INSTANCE }
 
@@ -75,57 +62,36 @@ final class ShardCoordinator {
 
   private enum RebalanceTick implements NoSerializationVerificationNeeded { INSTANCE }
 
-  private record HandOffTimeout(String shardId) implements NoSerializationVerificationNeeded {}
-
-  /** The remember-entities store's answer: shards that may have remembered entities. */
-  private record RememberedShards(Set<String> shardIds) implements NoSerializationVerificationNeeded {}
-
-  private record RememberedShardsFailed(Throwable cause) implements NoSerializationVerificationNeeded {}
-
-  private enum ReadRememberedShards implements NoSerializationVerificationNeeded { INSTANCE }
-
-  /** The back-off of every retried store operation: the load, the writes, the remembered shards. */
-  static final Backoff STORE_BACKOFF = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(10), 2);
-
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;
   private final CoordinatorSpec spec;
   private final String typeName;
-  private final Duration rebalanceInterval;
   private final Logger log;
   private final Cluster cluster;
   /** The downing provider's removal margin ({@link RemovalMargin}). */
   private final Duration removalMargin;
   private final Placement placement;
   private final HandOffTracker handOffs;
-  /** Created once the state is loaded. */
-  private CoordinatorWrites writes;
-  /** While settling, what it waits for; null once settled. */
-  private Settling settling;
-  /** Rounds that found nothing to move wait longer, up to 8 intervals: a steady cluster costs little. */
-  private final Backoff idleRebalance;
-  /** Rebalance rounds in a row that found nothing to move. */
-  private int idleRounds;
+  private final RebalanceRounds rounds;
   /** Regions of removed nodes whose shards wait for the removal margin before they move. */
   private final Set<ActorRef<Object>> inRemovalMargin = new HashSet<>();
-  // Each store operation backs off on its own failures (the load's are CoordinatorLoading's): a
-  // failing read of remembered shards does not slow down the retries of a write.
-  private final Backoff.Retries writeRetries = STORE_BACKOFF.retries();
-  private final Backoff.Retries rememberedRetries = STORE_BACKOFF.retries();
+  /** These three are created once the state is loaded. */
+  private CoordinatorWrites writes;
+  private CoordinatorStoreLink store;
+  private CoordinatorHandOffs handOffDriver;
 
   private ShardCoordinator(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers) {
     this.spec = spec;
     this.context = context;
     this.timers = timers;
     this.typeName = spec.typeName();
-    this.rebalanceInterval = spec.settings().rebalanceInterval();
-    this.idleRebalance = new Backoff(rebalanceInterval.multipliedBy(2), rebalanceInterval.multipliedBy(8), 2);
     this.log = context.getLog();
     this.cluster = Cluster.get(Adapter.toClassic(context.getSystem()));
     this.removalMargin = Duration.ofNanos(cluster.downingProvider().downRemovalMargin().toNanos());
     this.placement = new Placement(spec.strategy(), spec.knownShards(), context.getSelf(),
         (problem, cause) -> log.error("Coordinator of [{}]: {}", typeName, problem, cause));
     this.handOffs = new HandOffTracker(spec.handOffIds());
+    this.rounds = new RebalanceRounds(spec.settings().rebalanceInterval());
   }
 
   public static Behavior<Object> create(CoordinatorSpec spec) {
@@ -138,88 +104,152 @@ final class ShardCoordinator {
     })));
   }
 
-  // ---- behaviours
+  /**
+   * What the handlers that settling and active share are told by the behaviour they run in; each
+   * hook does nothing unless the phase needs it. An effect that waits for a write keeps the phase in
+   * which it was decided.
+   */
+  private interface Phase {
+    /** A region or proxy registered; {@code newRegion} if it is a region the state did not have. */
+    default void registered(boolean newRegion) {}
 
-  /** Serves shards with a home; requests for homeless shards wait until settled. */
-  private Behavior<Object> settling() {
-    return common(Behaviors.receive(Object.class)
+    /** A region is gone; its shards need new homes. */
+    default void regionLost() {}
+
+    /** Shards with remembered entities may need homes. */
+    default void placeRemembered() {}
+
+    /** A registration, or the end of a region, is stored. */
+    default void heardFrom() {}
+
+    /** The behaviour after the message being handled. */
+    Behavior<Object> next();
+
+    /** Runs {@code handler}, then {@link #next()}. */
+    default Behavior<Object> after(Runnable handler) {
+      handler.run();
+      return next();
+    }
+  }
+
+  /**
+   * Serves shards with a home; requests for homeless shards wait until settled. It places nothing
+   * (it places it all when it is over), and checks whether it is over as it hears from regions.
+   */
+  private Behavior<Object> settling(Settling waitFor) {
+    Phase phase = new Phase() {
+      /** An effect decided while settling that runs once settling is over places as active does. */
+      @Override
+      public void placeRemembered() {
+        if (waitFor.done()) {
+          ShardCoordinator.this.placeRemembered();
+        }
+      }
+
+      @Override
+      public void heardFrom() {
+        waitFor.check(members(), writes.decided().regions().keySet());
+      }
+
+      /** Active once settling is over (a check, or the timeout, while handling the message found it so). */
+      @Override
+      public Behavior<Object> next() {
+        return waitFor.done() ? settle(waitFor) : Behaviors.same();
+      }
+    };
+    return common(phase, Behaviors.receive(Object.class)
         .onMessage(GetShardHome.class, get -> {
           if (!answerKnown(get)) {
-            settling.defer(get);
+            waitFor.defer(get);
           }
-          return next();
+          return phase.next();
         })
         .onMessage(ActorIdentity.class, identity -> {
           if (identity.correlationId() instanceof Address address && identity.getActorRef().isEmpty()) {
-            settling.noRegionOn(address);
-            checkSettled();
+            waitFor.noRegionOn(address);
+            phase.heardFrom();
           }
-          return next();
+          return phase.next();
         })
         .onMessageEquals(SettleTimeout.INSTANCE, () -> {
           log.info("Coordinator of [{}]: not every hosting node's region registered within {} ms; allocating anyway",
               typeName, spec.settings().coordinatorSettleTimeout().toMillis());
-          return settle();
+          waitFor.timedOut();
+          return phase.next();
         })
         // Settling schedules the first round.
         .onMessageEquals(RebalanceTick.INSTANCE, Behaviors::same));
   }
 
+  /** Places shards and rebalances. */
   private Behavior<Object> active() {
-    return common(Behaviors.receive(Object.class)
+    Phase phase = new Phase() {
+      @Override
+      public void registered(boolean newRegion) {
+        if (newRegion) {
+          // A new region usually means shards should move to it: no idle back-off.
+          scheduleRebalance(rounds.moved());
+        }
+        placeAll();
+        if (newRegion) {
+          spreadUntouched();
+        }
+        placeRemembered();
+      }
+
+      @Override
+      public void regionLost() {
+        placeRemembered();
+        // The dead region's shards get new homes now, not when their next message needs one.
+        placeAll();
+      }
+
+      @Override
+      public void placeRemembered() {
+        ShardCoordinator.this.placeRemembered();
+      }
+
+      @Override
+      public Behavior<Object> next() {
+        return Behaviors.same();
+      }
+    };
+    return common(phase, Behaviors.receive(Object.class)
         .onMessage(GetShardHome.class, this::onGetShardHome)
-        .onMessageEquals(RebalanceTick.INSTANCE, this::onRebalanceTick)
+        .onMessageEquals(RebalanceTick.INSTANCE, () -> {
+          onRebalanceTick();
+          return Behaviors.same();
+        })
         // Late answers to the announcement, and a settle timeout that fired as the coordinator settled.
         .onMessage(ActorIdentity.class, identity -> Behaviors.same())
         .onMessageEquals(SettleTimeout.INSTANCE, Behaviors::same));
   }
 
-  /** The messages settling and active handle alike. */
-  private Behavior<Object> common(BehaviorBuilder<Object> builder) {
+  /** The messages settling and active handle alike, but for what {@code phase} does. */
+  private Behavior<Object> common(Phase phase, BehaviorBuilder<Object> builder) {
     return builder
-        .onMessage(Register.class, r -> onRegister(r.region(), r.hostedShards(), false))
-        .onMessage(RegisterProxy.class, r -> onRegister(r.proxy(), Set.of(), true))
-        .onMessage(Terminated.class, this::onTerminated)
+        .onMessage(Register.class, r -> onRegister(phase, r.region(), r.hostedShards(), false))
+        .onMessage(RegisterProxy.class, r -> onRegister(phase, r.proxy(), Set.of(), true))
+        .onMessage(Terminated.class, t -> onTerminated(phase, t.ref()))
         .onMessage(RemovalMarginPassed.class, m -> {
           inRemovalMargin.remove(m.region());
-          return regionGone(m.region());
+          return regionGone(phase, m.region());
         })
-        .onMessage(HandOffTimeout.class, this::onHandOffTimeout)
-        .onMessage(ShardStopped.class, this::onShardStopped)
-        .onMessage(GracefulShutdownReq.class, this::onGracefulShutdownReq)
-        .onMessage(RememberedShards.class, r -> {
-          rememberedRetries.succeeded();
-          placement.remember(r.shardIds());
-          log.info("Coordinator of [{}]: {} shard(s) may have remembered entities; placing those without a home",
-              typeName, r.shardIds().size());
-          placeRemembered();
-          return next();
-        })
-        .onMessage(RememberedShardsFailed.class, f -> {
-          Duration backoff = rememberedRetries.failed();
-          log.warn("Coordinator of [{}] could not read which shards have remembered entities ({}); retrying in {} ms",
-              typeName, f.cause(), backoff.toMillis());
-          timers.startSingleTimer(ReadRememberedShards.INSTANCE, backoff);
-          return next();
-        })
-        .onMessageEquals(ReadRememberedShards.INSTANCE, () -> {
-          readRememberedShards();
-          return next();
-        })
+        .onMessage(CoordinatorHandOffs.Timeout.class, t -> phase.after(() -> handOffDriver.timedOut(t.shardId())))
+        .onMessage(ShardStopped.class, stopped -> phase.after(() -> handOffDriver.stopped(stopped)))
+        .onMessage(GracefulShutdownReq.class, r -> phase.after(() -> handOffDriver.shutDown(r.region())))
         .onMessage(GetCurrentRegions.class, g -> {
           g.replyTo().tell(new CurrentRegions(Set.copyOf(writes.stored().regions().keySet())));
-          return next();
+          return phase.next();
         })
-        .onMessageEquals(Stored.INSTANCE, () -> {
-          writeRetries.succeeded();
-          writes.written().forEach(Runnable::run);
-          flush();
-          return next();
-        })
-        .onMessage(StoreFailed.class, this::onStoreFailed)
-        .onMessageEquals(RetryStore.INSTANCE, () -> {
-          write(writes.retry());
-          return next();
+        .onMessage(CoordinatorStoreLink.Reply.class, reply -> {
+          store.onReply(reply).ifPresent(shardIds -> {
+            placement.remember(shardIds);
+            log.info("Coordinator of [{}]: {} shard(s) may have remembered entities; placing those without a home",
+                typeName, shardIds.size());
+            phase.placeRemembered();
+          });
+          return phase.next();
         })
         .onMessageEquals(Stop.INSTANCE, Behaviors::stopped)
         .onAnyMessage(m -> {
@@ -229,137 +259,62 @@ final class ShardCoordinator {
         .build();
   }
 
-  /** Active once settling is done (a check made while handling the message found it so). */
-  private Behavior<Object> next() {
-    return settling != null && settling.done() ? settle() : Behaviors.same();
-  }
-
-  private Behavior<Object> settle() {
-    List<GetShardHome> deferred = settling.deferred();
-    settling = null;
-    scheduleRebalance(rebalanceInterval);
+  private Behavior<Object> settle(Settling waitFor) {
+    scheduleRebalance(rounds.first());
     timers.cancel(SettleTimeout.INSTANCE);
-    deferred.forEach(context.getSelf()::tell);
+    waitFor.deferred().forEach(context.getSelf()::tell);
     placeRemembered();
     placeAll();
     return active();
   }
 
-  /** Whether settling is over, checked now; settled at the end of the message being handled. */
-  private boolean checkSettled() {
-    return settling == null || settling.check(members(), writes.decided().regions().keySet());
-  }
-
   /** Settling, or active at once if every node that may host shards is known already. */
   private Behavior<Object> onLoaded(CoordinatorState state) {
     writes = new CoordinatorWrites(state);
+    store = new CoordinatorStoreLink(spec, context, timers, writes);
+    handOffDriver = new CoordinatorHandOffs(spec, context, timers, handOffs, placement, writes, store, this::view,
+        () -> scheduleRebalance(Duration.ZERO));
     List<CoordinatorEvent> gone = members().leftTheCluster(state);
-    Set<ActorRef<Object>> known = new HashSet<>(state.regions().keySet());
-    known.addAll(state.proxies());
-    for (CoordinatorEvent event : gone) {
-      if (event instanceof RegionTerminated t) {
-        known.remove(t.region());
-        if (spec.rememberedShards().isPresent()) {
-          placement.remember(state.regions().get(t.region()));
-        }
-      } else if (event instanceof ProxyTerminated t) {
-        known.remove(t.proxy());
-      }
-    }
-    // Those on nodes that are down are reported terminated when they are removed.
-    known.forEach(ref -> context.watchWith(ref, new Terminated(ref)));
     log.info("Coordinator of [{}] loaded {}; forgetting {} region(s)/proxies on nodes that left the cluster", typeName,
         state, gone.size());
-    if (spec.rememberedShards().isPresent()) {
-      readRememberedShards();
-    }
-    settling = new Settling(spec.settings().role(), spec.stashCapacity());
-    persist(gone, () -> {
-      if (!checkSettled()) {
+    Settling waitFor = new Settling(spec.settings().role(), spec.stashCapacity());
+    store.persist(gone, () -> {
+      if (!waitFor.check(members(), writes.decided().regions().keySet())) {
         announceSelf();
         timers.startSingleTimer(SettleTimeout.INSTANCE, spec.settings().coordinatorSettleTimeout());
       }
     });
-    return settling.done() ? settle() : settling();
-  }
-
-  // ---- writes: decided now, stored in batches, made known once stored
-
-  /** Decides {@code events} now and stores them; {@code afterwards} runs once they are stored. */
-  private void persist(List<CoordinatorEvent> events, Runnable afterwards) {
-    writes.decide(events, afterwards);
-    flush();
-  }
-
-  /** Runs {@code action} once everything decided so far is stored: at once if it is. */
-  private void afterDurable(Runnable action) {
-    persist(List.of(), action);
-  }
-
-  private void flush() {
-    CoordinatorWrites.Next next = writes.next();
-    next.run().forEach(Runnable::run);
-    if (next.write() != null) {
-      write(next.write());
+    CoordinatorState kept = writes.decided();
+    if (spec.rememberedShards().isPresent()) {
+      // The shards of regions gone with their nodes must run again for their remembered entities.
+      state.regions().keySet().stream().filter(region -> !kept.regions().containsKey(region))
+          .forEach(region -> placement.remember(state.regions().get(region)));
+      store.readRememberedShards();
     }
+    // Those on nodes that are down are reported terminated when they are removed.
+    kept.regions().keySet().forEach(region -> context.watchWith(region, new Terminated(region)));
+    kept.proxies().forEach(proxy -> context.watchWith(proxy, new Terminated(proxy)));
+    return waitFor.done() ? settle(waitFor) : settling(waitFor);
   }
 
-  private void write(CoordinatorWrites.Batch batch) {
-    context.pipeToSelf(attempt(() -> spec.store().store(batch.events(), batch.after())),
-        (ok, error) -> error == null ? Stored.INSTANCE : new StoreFailed(batch.events(), error));
-  }
-
-  private Behavior<Object> onStoreFailed(StoreFailed f) {
-    Duration backoff = writeRetries.failed();
-    List<CoordinatorEvent> events = f.events();
-    log.warn("Coordinator of [{}] could not store {} ({}); retrying in {} ms; known shards keep working", typeName,
-        events.size() == 1 ? events.get(0) : events.size() + " changes (" + events.get(0) + ", ...)", f.cause(),
-        backoff.toMillis());
-    timers.startSingleTimer(RetryStore.INSTANCE, backoff);
-    return next();
-  }
-
-  /** A call that throws counts as a failed stage, so it is retried like one. */
-  static <T> CompletionStage<T> attempt(Supplier<CompletionStage<T>> call) {
-    try {
-      return call.get();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  // ---- registration and settling
-
-  private Behavior<Object> onRegister(ActorRef<Object> region, Set<String> hostedShards, boolean proxy) {
+  private Behavior<Object> onRegister(Phase phase, ActorRef<Object> region, Set<String> hostedShards, boolean proxy) {
     CoordinatorState state = writes.decided();
-    if (proxy && state.regions().containsKey(region)) {
-      log.warn("Coordinator of [{}]: {} registered as a region before; ignoring its proxy registration", typeName,
-          region);
-      return next();
+    Registration registration = Registration.decide(state, region, proxy,
+        placement.reported(state, region, hostedShards));
+    if (registration.ignored()) {
+      log.warn("Coordinator of [{}]: {} registered as a region before; ignoring it as a proxy", typeName, region);
+      return phase.next();
     }
-    List<CoordinatorEvent> events = new ArrayList<>();
-    boolean known = proxy ? state.proxies().contains(region) : state.regions().containsKey(region);
-    if (!known) {
+    if (registration.isNew()) {
       context.watchWith(region, new Terminated(region));
       log.info("Coordinator of [{}]: {} {} registered", typeName, proxy ? "proxy" : "region", region.path());
-      events.add(proxy ? new ProxyRegistered(region) : new RegionRegistered(region));
-      if (!proxy && settling == null) {
-        // A new region usually means shards should move to it: no idle back-off.
-        idleRounds = 0;
-        scheduleRebalance(rebalanceInterval);
-      }
     }
-    events.addAll(placement.reported(state, region, hostedShards));
-    persist(events, () -> {
+    store.persist(registration.events(), () -> {
       region.tell(new RegisterAck(context.getSelf()));
-      checkSettled();
+      phase.heardFrom();
     });
-    placeAll();
-    if (!known && !proxy) {
-      spreadUntouched();
-    }
-    placeRemembered();
-    return next();
+    phase.registered(registration.isNew() && !proxy);
+    return phase.next();
   }
 
   /**
@@ -392,42 +347,34 @@ final class ShardCoordinator {
 
   /** Places every known shard without a home, in one write; nothing is announced. */
   private void placeAll() {
-    List<CoordinatorEvent> events = settling != null ? List.of() : placement.placeAll(view());
+    List<CoordinatorEvent> events = placement.placeAll(view());
     if (!events.isEmpty()) {
       log.info("Coordinator of [{}]: placing {} shard(s) up front, in one write", typeName, events.size());
-      persist(events, () -> { });
+      store.persist(events, () -> { });
     }
   }
 
   /** Moves the unused shards placed up front without hand-offs; true if any moved. */
   private boolean spreadUntouched() {
-    List<CoordinatorEvent> events = settling != null ? List.of() : placement.spreadUntouched(view());
+    List<CoordinatorEvent> events = placement.spreadUntouched(view());
     if (!events.isEmpty()) {
       log.info("Coordinator of [{}]: moving {} shard(s) placed up front and not used yet, without hand-offs, so "
           + "that every region has its share", typeName, events.size() / 2);
-      persist(events, () -> { });
+      store.persist(events, () -> { });
     }
     return !events.isEmpty();
   }
 
   /** Places the shards with remembered entities; their homes hear of it and start them. */
   private void placeRemembered() {
-    if (settling != null) {
-      return;
-    }
     Placement.Remembered placed = placement.placeRemembered(view());
     if (!placed.start().isEmpty()) {
-      afterDurable(() -> placed.start().forEach(home -> home.region().tell(home)));
+      store.afterDurable(() -> placed.start().forEach(home -> home.region().tell(home)));
     }
     if (!placed.events().isEmpty()) {
       log.info("Coordinator of [{}]: placing {} shard(s) with remembered entities", typeName, placed.events().size());
-      persist(placed.events(), () -> placed.announce().forEach(this::announce));
+      store.persist(placed.events(), () -> placed.announce().forEach(handOffDriver::announce));
     }
-  }
-
-  private void readRememberedShards() {
-    context.pipeToSelf(attempt(spec.rememberedShards().orElseThrow()),
-        (ids, error) -> error == null ? new RememberedShards(ids) : new RememberedShardsFailed(error));
   }
 
   /**
@@ -441,7 +388,7 @@ final class ShardCoordinator {
     }
     ActorRef<Object> home = writes.decided().shards().get(get.shardId());
     if (home != null) {
-      afterDurable(() -> get.region().tell(new ShardHome(get.shardId(), home)));
+      store.afterDurable(() -> get.region().tell(new ShardHome(get.shardId(), home)));
     }
     return home != null;
   }
@@ -460,7 +407,7 @@ final class ShardCoordinator {
     }
     ActorRef<Object> chosen = placement.chooseHome(view(), get.shardId(), get.region(), null);
     if (chosen != null) {
-      persist(List.of(new ShardHomeAllocated(get.shardId(), chosen)), () -> {
+      store.persist(List.of(new ShardHomeAllocated(get.shardId(), chosen)), () -> {
         ShardHome answer = new ShardHome(get.shardId(), chosen);
         // The new home hears it too, so it starts the shard before the first forwarded message.
         if (!chosen.equals(get.region())) {
@@ -472,160 +419,59 @@ final class ShardCoordinator {
     return Behaviors.same();
   }
 
-  // ---- rebalancing and hand-off
+  // ---- rebalancing
 
   private void scheduleRebalance(Duration delay) {
     timers.startSingleTimer(RebalanceTick.INSTANCE, delay);
   }
 
-  private Behavior<Object> onRebalanceTick() {
+  private void onRebalanceTick() {
     if (!handOffs.isEmpty()) {
-      return Behaviors.same(); // The round in progress schedules the next one when it ends.
+      return; // The round in progress schedules the next one when it ends.
     }
     placeAll();
     if (writes.busy()) {
-      // Plan moves on stored homes only: look again once the writes in flight are done.
-      scheduleRebalance(Duration.ofMillis(100));
-      return Behaviors.same();
+      scheduleRebalance(RebalanceRounds.WRITES_IN_FLIGHT);
+      return;
     }
     List<String> moves = placement.rebalance(view());
     if (moves.isEmpty()) {
-      scheduleRebalance(idleRebalance.delay(++idleRounds));
-      return Behaviors.same();
-    }
-    idleRounds = 0;
-    if (spreadUntouched()) {
+      scheduleRebalance(rounds.foundNothing());
+    } else if (spreadUntouched()) {
       // Unused shards moved without hand-offs; the next round sees whether used ones must move.
-      scheduleRebalance(rebalanceInterval);
-      return Behaviors.same();
+      scheduleRebalance(rounds.moved());
+    } else {
+      rounds.moved();
+      log.info("Coordinator of [{}]: rebalancing {} shard(s): {}", typeName, moves.size(), moves);
+      moves.forEach(handOffDriver::start);
     }
-    log.info("Coordinator of [{}]: rebalancing {} shard(s): {}", typeName, moves.size(), moves);
-    moves.forEach(this::startHandOff);
-    return Behaviors.same();
-  }
-
-  /** Tells every region and proxy that the shard is leaving its home; the owner drives the rest. */
-  private void startHandOff(String shardId) {
-    // A shard whose home is still being stored is left for the next round (or the region's next
-    // shutdown request): the regions may not know that home yet.
-    ActorRef<Object> owner = writes.settledHome(shardId);
-    if (owner == null || handOffs.inProgress(shardId)) {
-      return;
-    }
-    placement.used(shardId);
-    int id = handOffs.start(shardId, owner);
-    Set<ActorRef<Object>> everyone = everyone();
-    BeginHandOff begin = new BeginHandOff(shardId, owner, everyone, id);
-    everyone.forEach(r -> r.tell(begin));
-    timers.startSingleTimer(new HandOffTimeout(shardId), spec.settings().handOffTimeout());
-  }
-
-  private Behavior<Object> onShardStopped(ShardStopped stopped) {
-    String shardId = stopped.shardId();
-    ActorRef<Object> home = writes.decided().shards().get(shardId);
-    // A hand-off this coordinator did not start (its predecessor did) still completes here, as
-    // long as the shard's recorded home is the region reporting it.
-    if (!handOffs.accepts(shardId, stopped.region(), stopped.handOffId(), home)) {
-      log.debug("Coordinator of [{}]: ignoring {}, the hand-off in progress is {}", typeName, stopped,
-          handOffs.get(shardId));
-      return next();
-    }
-    timers.cancel(new HandOffTimeout(shardId));
-    Set<ActorRef<Object>> waiting = handOffs.waitingFor(shardId);
-    Placement.Moved moved = placement.afterHandOff(view(), shardId, stopped.region(),
-        waiting.isEmpty() ? stopped.region() : waiting.iterator().next());
-    ActorRef<Object> next = moved.next();
-    log.debug("Coordinator of [{}]: shard [{}] stopped at {}; next home {}", typeName, shardId,
-        stopped.region().path(), next == null ? "none yet" : next.path());
-    persist(moved.events(), () -> {
-      Set<ActorRef<Object>> asked = handOffs.ended(shardId);
-      if (next != null) {
-        announce(new ShardHome(shardId, next));
-      } else {
-        askAgain(shardId, asked);
-      }
-      roundEnded();
-    });
-    return next();
-  }
-
-  private Behavior<Object> onHandOffTimeout(HandOffTimeout timeout) {
-    String shardId = timeout.shardId();
-    HandOffTracker.InProgress gaveUp = handOffs.giveUp(shardId);
-    if (gaveUp != null) {
-      log.warn("Coordinator of [{}]: the hand-off of shard [{}] from {} did not finish within {} ms (a region did "
-          + "not answer, or entities did not stop); the shard stays where it is", typeName, shardId,
-          gaveUp.owner().path(), spec.settings().handOffTimeout().toMillis());
-      if (gaveUp.owner().equals(writes.decided().shards().get(shardId))) {
-        announce(new ShardHome(shardId, gaveUp.owner()));
-      }
-      roundEnded();
-    }
-    return next();
-  }
-
-  /** The requests that waited for a hand-off to end are handled as if they came now. */
-  private void askAgain(String shardId, Set<ActorRef<Object>> asked) {
-    asked.forEach(r -> context.getSelf().tell(new GetShardHome(shardId, r)));
-  }
-
-  /** Every region and proxy. */
-  private Set<ActorRef<Object>> everyone() {
-    Set<ActorRef<Object>> everyone = new HashSet<>(writes.decided().regions().keySet());
-    everyone.addAll(writes.decided().proxies());
-    return everyone;
-  }
-
-  /** Every region and proxy hears a shard's home: they all stopped routing to it for the move. */
-  private void announce(ShardHome home) {
-    everyone().forEach(r -> r.tell(home));
-  }
-
-  /** When the last move of a round has ended, the next round starts at once. */
-  private void roundEnded() {
-    if (handOffs.isEmpty()) {
-      scheduleRebalance(Duration.ZERO);
-    }
-  }
-
-  private Behavior<Object> onGracefulShutdownReq(GracefulShutdownReq request) {
-    ActorRef<Object> region = request.region();
-    List<String> shards = writes.decided().regions().get(region);
-    if (shards != null) {
-      if (handOffs.shutDown(region)) {
-        log.info("Coordinator of [{}]: region {} is shutting down; handing off its {} shard(s)", typeName,
-            region.path(), shards.size());
-      }
-      shards.forEach(this::startHandOff);
-    }
-    return next();
   }
 
   // ---- regions that are gone
 
-  private Behavior<Object> onTerminated(Terminated t) {
-    List<String> hosted = writes.decided().regions().get(t.ref());
-    if (inRemovalMargin.contains(t.ref())) {
-      return next();
+  private Behavior<Object> onTerminated(Phase phase, ActorRef<Object> region) {
+    List<String> hosted = writes.decided().regions().get(region);
+    if (inRemovalMargin.contains(region)) {
+      return phase.next();
     }
     if (hosted != null) {
       MemberSnapshot members = members();
-      Duration wait = RemovalMargin.before(removalMargin, members.isMemberNotDown(members.addressOf(t.ref())),
+      Duration wait = RemovalMargin.before(removalMargin, members.isMemberNotDown(members.addressOf(region)),
           hosted.size());
       if (!wait.isZero()) {
-        inRemovalMargin.add(t.ref());
+        inRemovalMargin.add(region);
         log.info("Coordinator of [{}]: region {} is gone with {} shard(s): its node was removed from the cluster; "
             + "they get new homes in {} ms (the removal margin), when that node has surely stopped them", typeName,
-            t.ref().path(), hosted.size(), wait.toMillis());
-        timers.startSingleTimer(new RemovalMarginPassed(t.ref()), wait);
-        return next();
+            region.path(), hosted.size(), wait.toMillis());
+        timers.startSingleTimer(new RemovalMarginPassed(region), wait);
+        return phase.next();
       }
     }
-    return regionGone(t.ref());
+    return regionGone(phase, region);
   }
 
   /** The region and its shards are gone: they get new homes. */
-  private Behavior<Object> regionGone(ActorRef<Object> region) {
+  private Behavior<Object> regionGone(Phase phase, ActorRef<Object> region) {
     CoordinatorState state = writes.decided();
     List<String> hosted = state.regions().get(region);
     if (hosted != null) {
@@ -636,25 +482,18 @@ final class ShardCoordinator {
         // Their remembered entities must run again without waiting for a message.
         placement.remember(hosted);
       }
-      persist(List.of(new RegionTerminated(region)), () -> {
-        // Hand-offs from the dead region are over: its shards have no home and get one on demand.
-        for (String shardId : abandoned) {
-          timers.cancel(new HandOffTimeout(shardId));
-          askAgain(shardId, handOffs.ended(shardId));
-        }
+      store.persist(List.of(new RegionTerminated(region)), () -> {
+        handOffDriver.abandoned(abandoned);
         if (!abandoned.isEmpty()) {
-          roundEnded();
-          placeRemembered();
+          phase.placeRemembered();
         }
-        checkSettled();
+        phase.heardFrom();
       });
-      placeRemembered();
-      // The dead region's shards get new homes now, not when their next message needs one.
       placement.regionLost();
-      placeAll();
+      phase.regionLost();
     } else if (state.proxies().contains(region)) {
-      persist(List.of(new ProxyTerminated(region)), () -> { });
+      store.persist(List.of(new ProxyTerminated(region)), () -> { });
     }
-    return next();
+    return phase.next();
   }
 }

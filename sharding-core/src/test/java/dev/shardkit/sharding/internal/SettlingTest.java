@@ -63,4 +63,15 @@ class SettlingTest {
     settling.defer(new GetShardHome("d", r(1)));
     assertEquals(List.of(a, b, c), settling.deferred(), "a repeat is kept once; over the limit is dropped");
   }
+
+  @Test
+  void theTimeoutEndsSettlingForGoodWhoeverWasNotHeardFrom() {
+    MemberSnapshot members = new MemberSnapshot(List.of(member(1, MemberStatus.up()), member(2, MemberStatus.up())),
+        node(1));
+    Settling settling = new Settling(Optional.empty(), 10);
+    assertFalse(settling.check(members, List.of(r(1))));
+    settling.timedOut();
+    assertTrue(settling.done());
+    assertTrue(settling.check(members, List.of(r(1))), "node 2 was never heard from, and settling stays over");
+  }
 }

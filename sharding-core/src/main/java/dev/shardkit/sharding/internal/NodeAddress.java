@@ -1,0 +1,23 @@
+package dev.shardkit.sharding.internal;
+
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * The cluster node an actor lives on, as the cluster names it. Internal API: the coordinator and
+ * the sharding statistics both key regions by their node.
+ */
+public final class NodeAddress {
+  private NodeAddress() {}
+
+  /**
+   * The node of {@code ref}: a remote reference's address; a local reference's address has no host,
+   * so it is {@code self}.
+   *
+   * @param self this node's address
+   */
+  public static Address of(ActorRef<?> ref, Address self) {
+    Address address = ref.path().address();
+    return address.hasGlobalScope() ? address : self;
+  }
+}

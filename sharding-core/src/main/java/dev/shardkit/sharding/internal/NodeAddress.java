@@ -4,10 +4,10 @@ import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * The cluster node an actor lives on, as the cluster names it. Internal API: the coordinator and
+ * The cluster node an actor lives on, as the cluster names it. The coordinator and
  * the sharding statistics both key regions by their node.
  */
-public final class NodeAddress {
+final class NodeAddress {
   private NodeAddress() {}
 
   /**
@@ -16,7 +16,7 @@ public final class NodeAddress {
    *
    * @param self this node's address
    */
-  public static Address of(ActorRef<?> ref, Address self) {
+  static Address of(ActorRef<?> ref, Address self) {
     Address address = ref.path().address();
     return address.hasGlobalScope() ? address : self;
   }

@@ -223,7 +223,7 @@ public final class StartedType {
           Set<Address> failed = ConcurrentHashMap.newKeySet();
           List<CompletableFuture<Void>> asks = new ArrayList<>();
           for (ActorRef<Object> region : regions) {
-            Address address = region.path().address().hasGlobalScope() ? region.path().address() : self;
+            Address address = NodeAddress.of(region, self);
             asks.add(AskPattern.<Object, Object>ask(region, GetRegionStats::new, timeout, system.scheduler())
                 .handle((r, error) -> {
                   if (error == null) {

@@ -209,7 +209,10 @@ final class GateKeeper {
   }
 
   private void evaluate() {
-    if (gate.state() != State.CLOSED) {
+    // The keeper opens only a gate it closed itself, in a round it is asking for: a gate closed
+    // directly (shardkit's own tests do) would otherwise open at the next cluster event of a node
+    // that has nobody to ask.
+    if (gate.state() != State.CLOSED || !closedAnnounced) {
       return;
     }
     MembershipCheck.View view = view();

@@ -398,22 +398,19 @@ final class ShardRegion {
 
   private void onShardTerminated(String shardId, boolean restartRemembered) {
     limitShares.stopped(shardId);
-    Optional<OwnerHandOffs.Stopped<ActorRef<Object>>> handedOff = handOffs.shardTerminated(shardId);
-    if (handedOff.isPresent()) {
-      // Every entity has stopped (a shard stops after its children): the next home may start it.
-      perform(handedOff.get());
-    } else if (routing.table().knownHome(shardId) instanceof Local) {
+    // Every entity has stopped (a shard stops after its children): the next home may start it.
+    ShardStops.Outcome<ActorRef<Object>> outcome = ShardStops.decide(handOffs.shardTerminated(shardId),
+        routing.table().knownHome(shardId) instanceof Local, spec.rememberEntities().isPresent() && restartRemembered,
+        spec.settings().entityRestartBackoff());
+    if (outcome instanceof ShardStops.HandedOff<ActorRef<Object>> handedOff) {
+      perform(handedOff.stopped());
+    } else if (outcome instanceof ShardStops.Unexpected<?> unexpected) {
       routing.noHome(shardId);
       publish();
-      if (spec.rememberEntities().isPresent() && restartRemembered) {
-        Duration backoff = spec.settings().entityRestartBackoff();
-        log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again in {} ms with its remembered "
-            + "entities", spec.typeName(), shardId, backoff.toMillis());
-        timers.startSingleTimer(new RestartShard(shardId), new RestartShard(shardId), backoff);
-      } else {
-        log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again with its next message",
-            spec.typeName(), shardId);
-      }
+      log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again {}", spec.typeName(), shardId,
+          unexpected.when());
+      RestartShard restart = new RestartShard(shardId);
+      unexpected.restartAfter().ifPresent(backoff -> timers.startSingleTimer(restart, restart, backoff));
     }
   }
 

@@ -523,11 +523,7 @@ final class ShardRegion {
         reroute(c.released());
       }
       publish();
-      if (!c.affected().isEmpty()) {
-        log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), e.node(),
-            c.reachable() ? "reachable again" : "unreachable", c.affected().size(),
-            c.reachable() ? "go on" : "are held");
-      }
+      c.report().ifPresent(report -> log.info("Entity type [{}]: node {} is {}", spec.typeName(), e.node(), report));
     }));
   }
 

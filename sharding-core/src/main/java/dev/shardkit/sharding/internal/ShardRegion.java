@@ -1,8 +1,6 @@
 package dev.shardkit.sharding.internal;
 
-import dev.shardkit.sharding.internal.RegionRequests.GetLocalState;
 import dev.shardkit.sharding.internal.RegionRequests.GracefulShutdown;
-import dev.shardkit.sharding.internal.RegionHandle.ViaRegion;
 import dev.shardkit.sharding.internal.RegionMessages.CoordinatorTerminated;
 import dev.shardkit.sharding.internal.RegionMessages.LinksFlushedCheck;
 import dev.shardkit.sharding.internal.RegionMessages.QuietCheck;
@@ -10,21 +8,14 @@ import dev.shardkit.sharding.internal.RegionMessages.RegionTerminated;
 import dev.shardkit.sharding.internal.RegionMessages.RestartShard;
 import dev.shardkit.sharding.internal.RegionMessages.RetryTick;
 import dev.shardkit.sharding.internal.RegionMessages.ShardTerminated;
-import dev.shardkit.sharding.internal.RegionRouting.Held;
-import dev.shardkit.sharding.internal.RegionRouting.Refused;
-import dev.shardkit.sharding.internal.RegionRouting.ToRegion;
-import dev.shardkit.sharding.internal.RegionRouting.ToShard;
-import dev.shardkit.sharding.internal.RoutingTable.Home;
 import dev.shardkit.sharding.internal.RoutingTable.Local;
 import dev.shardkit.sharding.internal.RoutingTable.Remote;
 import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
-import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
-import dev.shardkit.sharding.internal.ShardingProtocol.UndeliverableItem;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -196,7 +187,7 @@ final class ShardRegion {
           registration.retry(routing::awaitingHome);
           return next.get();
         })
-        .onMessage(ViaRegion.class, then(v -> {
+        .onMessage(RegionHandle.ViaRegion.class, then(v -> {
           route(v.deliver(), false);
           spec.handle().routed(v);
         }, next))
@@ -217,10 +208,10 @@ final class ShardRegion {
           }
         }, next))
         .onMessage(ShardProtocol.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live()), next))
-        .onMessage(GetLocalState.class, then(get -> context.spawnAnonymous(ShardStateCollector.localState(
-            routing.table().localShards().values(), get, routing.held() + links.pending(), drops.total(),
-            spec.settings())), next))
-        .onMessage(GetRegionStats.class, then(get -> context.spawnAnonymous(
+        .onMessage(RegionRequests.GetLocalState.class, then(get -> context.spawnAnonymous(
+            ShardStateCollector.localState(routing.table().localShards().values(), get,
+                routing.held() + links.pending(), drops.total(), spec.settings())), next))
+        .onMessage(ShardingProtocol.GetRegionStats.class, then(get -> context.spawnAnonymous(
             ShardStateCollector.regionStats(routing.table().localShards().values(), get)), next))
         .onMessage(BeginHandOff.class, then(this::onBeginHandOff, next))
         .onMessage(HandOffMarker.class, then(this::onHandOffMarker, next))
@@ -302,9 +293,9 @@ final class ShardRegion {
    */
   private void route(Deliver deliver, boolean admitted) {
     RegionRouting.Route route = routing.route(deliver);
-    if (route instanceof ToShard toShard) {
+    if (route instanceof RegionRouting.ToShard toShard) {
       toShard.shard().tell(deliver);
-    } else if (route instanceof ToRegion toRegion) {
+    } else if (route instanceof RegionRouting.ToRegion toRegion) {
       Remote home = toRegion.home();
       Optional<String> problem = spec.handle().serializability().problem(deliver.message().getClass());
       if (problem.isPresent()) {
@@ -317,9 +308,9 @@ final class ShardRegion {
       } else if (!home.outbox().offer(deliver)) {
         spec.handle().refused(deliver, home.outbox());
       }
-    } else if (route instanceof Held h && h.askForHome()) {
+    } else if (route instanceof RegionRouting.Held h && h.askForHome()) {
       registration.askHome(deliver.shardId());
-    } else if (route instanceof Refused refused) {
+    } else if (route instanceof RegionRouting.Refused refused) {
       drop(deliver.message(), refused.reason());
     }
   }
@@ -418,7 +409,7 @@ final class ShardRegion {
 
   private void onBeginHandOff(BeginHandOff begin) {
     String shardId = begin.shardId();
-    Home current = routing.table().knownHome(shardId);
+    RoutingTable.Home current = routing.table().knownHome(shardId);
     routing.noHome(shardId);
     publish();
     if (!begin.owner().equals(self)) {
@@ -469,7 +460,7 @@ final class ShardRegion {
         onDeliver(d);
       } else if (item instanceof HandOffMarker m) {
         onHandOffMarker(m);
-      } else if (item instanceof UndeliverableItem u) {
+      } else if (item instanceof ShardingProtocol.UndeliverableItem u) {
         drop(u, "a message for entity [" + u.entityId() + "] from " + batch.link().path().address()
             + " could not be read: " + u.reason());
       }

@@ -258,10 +258,6 @@ final class ShardRegion {
     return true;
   }
 
-  private void askForHeldHomes() {
-    routing.awaitingHome().forEach(registration::askHome);
-  }
-
   // ---- routing
 
   private void onEnvelope(Object envelope) {
@@ -496,7 +492,7 @@ final class ShardRegion {
     int lost = routing.forget(region);
     publish();
     // Messages held while its node was unreachable (or its link closed) wait for the shards' next homes.
-    askForHeldHomes();
+    routing.awaitingHome().forEach(registration::askHome);
     log.info("Entity type [{}]: region {} is gone; {} shard(s) will get a new home when next used",
         spec.typeName(), region, lost);
   }

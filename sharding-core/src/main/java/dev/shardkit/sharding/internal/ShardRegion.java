@@ -50,9 +50,9 @@ import org.slf4j.Logger;
  * coordinator, and what it is told), {@link ShardHomeAnswer} (whether to believe the
  * coordinator's answer), {@link OwnerHandOffs} (the owner's side of moving a shard away),
  * {@link RegionLinks} (remote delivery), {@link NodeEvents} (which nodes' shards are held),
- * {@link LimitShares} (the active-entity limit), {@link QuietWaits}, {@link RegionWatch} and
- * {@link RegionReport}. Its own messages to itself are {@link RegionMessages}; what
- * the rest of the node asks of it, {@link RegionRequests}.
+ * {@link LimitShares} (the active-entity limit), {@link ShardStops} (a shard's termination),
+ * {@link QuietWaits}, {@link RegionWatch} and {@link RegionReport}. Its own messages to itself are
+ * {@link RegionMessages}; what the rest of the node asks of it, {@link RegionRequests}.
  *
  * <p>States: <em>registering</em> (no coordinator yet: known homes keep working, everything else
  * is held) → <em>active</em> (registered: unknown homes are asked for), back to registering when

@@ -64,7 +64,14 @@ final class RegionRouting {
    * @param affected the shards whose home is on the node
    * @param released what was held for them, to be routed again, oldest first per shard
    */
-  record NodeChange(boolean reachable, List<String> affected, List<Deliver> released) {}
+  record NodeChange(boolean reachable, List<String> affected, List<Deliver> released) {
+
+    /** What became of the node and its shards' messages; nothing to tell when no shard lives there. */
+    Optional<String> report() {
+      return affected.isEmpty() ? Optional.empty() : Optional.of((reachable ? "reachable again" : "unreachable")
+          + "; messages for its " + affected.size() + " shard(s) " + (reachable ? "go on" : "are held"));
+    }
+  }
 
   private final MessageBuffers<String> buffers;
   private RoutingTable table = RoutingTable.empty();

@@ -1,8 +1,6 @@
 package dev.shardkit.sharding.internal;
 
-import dev.shardkit.sharding.internal.RegionRequests.GetLocalState;
 import dev.shardkit.sharding.internal.RegionRequests.GracefulShutdown;
-import dev.shardkit.sharding.internal.RegionHandle.ViaRegion;
 import dev.shardkit.sharding.internal.RegionMessages.CoordinatorTerminated;
 import dev.shardkit.sharding.internal.RegionMessages.LinksFlushedCheck;
 import dev.shardkit.sharding.internal.RegionMessages.QuietCheck;
@@ -10,21 +8,14 @@ import dev.shardkit.sharding.internal.RegionMessages.RegionTerminated;
 import dev.shardkit.sharding.internal.RegionMessages.RestartShard;
 import dev.shardkit.sharding.internal.RegionMessages.RetryTick;
 import dev.shardkit.sharding.internal.RegionMessages.ShardTerminated;
-import dev.shardkit.sharding.internal.RegionRouting.Held;
-import dev.shardkit.sharding.internal.RegionRouting.Refused;
-import dev.shardkit.sharding.internal.RegionRouting.ToRegion;
-import dev.shardkit.sharding.internal.RegionRouting.ToShard;
-import dev.shardkit.sharding.internal.RoutingTable.Home;
 import dev.shardkit.sharding.internal.RoutingTable.Local;
 import dev.shardkit.sharding.internal.RoutingTable.Remote;
 import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
-import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
-import dev.shardkit.sharding.internal.ShardingProtocol.UndeliverableItem;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -59,9 +50,9 @@ import org.slf4j.Logger;
  * coordinator, and what it is told), {@link ShardHomeAnswer} (whether to believe the
  * coordinator's answer), {@link OwnerHandOffs} (the owner's side of moving a shard away),
  * {@link RegionLinks} (remote delivery), {@link NodeEvents} (which nodes' shards are held),
- * {@link LimitShares} (the active-entity limit), {@link QuietWaits}, {@link RegionWatch} and
- * {@link RegionReport}. Its own messages to itself are {@link RegionMessages}; what
- * the rest of the node asks of it, {@link RegionRequests}.
+ * {@link LimitShares} (the active-entity limit), {@link ShardStops} (a shard's termination),
+ * {@link QuietWaits}, {@link RegionWatch} and {@link RegionReport}. Its own messages to itself are
+ * {@link RegionMessages}; what the rest of the node asks of it, {@link RegionRequests}.
  *
  * <p>States: <em>registering</em> (no coordinator yet: known homes keep working, everything else
  * is held) → <em>active</em> (registered: unknown homes are asked for), back to registering when
@@ -196,7 +187,7 @@ final class ShardRegion {
           registration.retry(routing::awaitingHome);
           return next.get();
         })
-        .onMessage(ViaRegion.class, then(v -> {
+        .onMessage(RegionHandle.ViaRegion.class, then(v -> {
           route(v.deliver(), false);
           spec.handle().routed(v);
         }, next))
@@ -217,10 +208,10 @@ final class ShardRegion {
           }
         }, next))
         .onMessage(ShardProtocol.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live()), next))
-        .onMessage(GetLocalState.class, then(get -> context.spawnAnonymous(ShardStateCollector.localState(
-            routing.table().localShards().values(), get, routing.held() + links.pending(), drops.total(),
-            spec.settings())), next))
-        .onMessage(GetRegionStats.class, then(get -> context.spawnAnonymous(
+        .onMessage(RegionRequests.GetLocalState.class, then(get -> context.spawnAnonymous(
+            ShardStateCollector.localState(routing.table().localShards().values(), get,
+                routing.held() + links.pending(), drops.total(), spec.settings())), next))
+        .onMessage(ShardingProtocol.GetRegionStats.class, then(get -> context.spawnAnonymous(
             ShardStateCollector.regionStats(routing.table().localShards().values(), get)), next))
         .onMessage(BeginHandOff.class, then(this::onBeginHandOff, next))
         .onMessage(HandOffMarker.class, then(this::onHandOffMarker, next))
@@ -267,10 +258,6 @@ final class ShardRegion {
     return true;
   }
 
-  private void askForHeldHomes() {
-    routing.awaitingHome().forEach(registration::askHome);
-  }
-
   // ---- routing
 
   private void onEnvelope(Object envelope) {
@@ -302,9 +289,9 @@ final class ShardRegion {
    */
   private void route(Deliver deliver, boolean admitted) {
     RegionRouting.Route route = routing.route(deliver);
-    if (route instanceof ToShard toShard) {
+    if (route instanceof RegionRouting.ToShard toShard) {
       toShard.shard().tell(deliver);
-    } else if (route instanceof ToRegion toRegion) {
+    } else if (route instanceof RegionRouting.ToRegion toRegion) {
       Remote home = toRegion.home();
       Optional<String> problem = spec.handle().serializability().problem(deliver.message().getClass());
       if (problem.isPresent()) {
@@ -317,9 +304,9 @@ final class ShardRegion {
       } else if (!home.outbox().offer(deliver)) {
         spec.handle().refused(deliver, home.outbox());
       }
-    } else if (route instanceof Held h && h.askForHome()) {
+    } else if (route instanceof RegionRouting.Held h && h.askForHome()) {
       registration.askHome(deliver.shardId());
-    } else if (route instanceof Refused refused) {
+    } else if (route instanceof RegionRouting.Refused refused) {
       drop(deliver.message(), refused.reason());
     }
   }
@@ -398,22 +385,19 @@ final class ShardRegion {
 
   private void onShardTerminated(String shardId, boolean restartRemembered) {
     limitShares.stopped(shardId);
-    Optional<OwnerHandOffs.Stopped<ActorRef<Object>>> handedOff = handOffs.shardTerminated(shardId);
-    if (handedOff.isPresent()) {
-      // Every entity has stopped (a shard stops after its children): the next home may start it.
-      perform(handedOff.get());
-    } else if (routing.table().knownHome(shardId) instanceof Local) {
+    // Every entity has stopped (a shard stops after its children): the next home may start it.
+    ShardStops.Outcome<ActorRef<Object>> outcome = ShardStops.decide(handOffs.shardTerminated(shardId),
+        routing.table().knownHome(shardId) instanceof Local, spec.rememberEntities().isPresent() && restartRemembered,
+        spec.settings().entityRestartBackoff());
+    if (outcome instanceof ShardStops.HandedOff<ActorRef<Object>> handedOff) {
+      perform(handedOff.stopped());
+    } else if (outcome instanceof ShardStops.Unexpected<?> unexpected) {
       routing.noHome(shardId);
       publish();
-      if (spec.rememberEntities().isPresent() && restartRemembered) {
-        Duration backoff = spec.settings().entityRestartBackoff();
-        log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again in {} ms with its remembered "
-            + "entities", spec.typeName(), shardId, backoff.toMillis());
-        timers.startSingleTimer(new RestartShard(shardId), new RestartShard(shardId), backoff);
-      } else {
-        log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again with its next message",
-            spec.typeName(), shardId);
-      }
+      log.warn("Entity type [{}]: shard [{}] stopped unexpectedly; it starts again {}", spec.typeName(), shardId,
+          unexpected.when());
+      RestartShard restart = new RestartShard(shardId);
+      unexpected.restartAfter().ifPresent(backoff -> timers.startSingleTimer(restart, restart, backoff));
     }
   }
 
@@ -421,7 +405,7 @@ final class ShardRegion {
 
   private void onBeginHandOff(BeginHandOff begin) {
     String shardId = begin.shardId();
-    Home current = routing.table().knownHome(shardId);
+    RoutingTable.Home current = routing.table().knownHome(shardId);
     routing.noHome(shardId);
     publish();
     if (!begin.owner().equals(self)) {
@@ -472,7 +456,7 @@ final class ShardRegion {
         onDeliver(d);
       } else if (item instanceof HandOffMarker m) {
         onHandOffMarker(m);
-      } else if (item instanceof UndeliverableItem u) {
+      } else if (item instanceof ShardingProtocol.UndeliverableItem u) {
         drop(u, "a message for entity [" + u.entityId() + "] from " + batch.link().path().address()
             + " could not be read: " + u.reason());
       }
@@ -508,7 +492,7 @@ final class ShardRegion {
     int lost = routing.forget(region);
     publish();
     // Messages held while its node was unreachable (or its link closed) wait for the shards' next homes.
-    askForHeldHomes();
+    routing.awaitingHome().forEach(registration::askHome);
     log.info("Entity type [{}]: region {} is gone; {} shard(s) will get a new home when next used",
         spec.typeName(), region, lost);
   }
@@ -526,11 +510,7 @@ final class ShardRegion {
         reroute(c.released());
       }
       publish();
-      if (!c.affected().isEmpty()) {
-        log.info("Entity type [{}]: node {} is {}; messages for its {} shard(s) {}", spec.typeName(), e.node(),
-            c.reachable() ? "reachable again" : "unreachable", c.affected().size(),
-            c.reachable() ? "go on" : "are held");
-      }
+      c.report().ifPresent(report -> log.info("Entity type [{}]: node {} is {}", spec.typeName(), e.node(), report));
     }));
   }
 

@@ -97,6 +97,7 @@ class RegionRoutingTest {
     routing.home("s1", remote);
     NodeChange away = routing.nodeChanged(node, held -> held.unreachable(node, 1)).orElseThrow();
     assertEquals(new NodeChange(false, List.of("s1"), List.of()), away);
+    assertEquals(Optional.of("unreachable; messages for its 1 shard(s) are held"), away.report());
 
     assertEquals(new Held(false), routing.route(msg("s1", 1)), "asking again would give the same home");
     routing.route(msg("s1", 2));
@@ -104,7 +105,15 @@ class RegionRoutingTest {
 
     NodeChange back = routing.nodeChanged(node, held -> held.reachable(node, 1)).orElseThrow();
     assertEquals(new NodeChange(true, List.of("s1"), List.of(msg("s1", 1), msg("s1", 2))), back);
+    assertEquals(Optional.of("reachable again; messages for its 1 shard(s) go on"), back.report());
     assertEquals(new ToRegion(remote), routing.route(msg("s1", 4)));
+  }
+
+  @Test
+  void aNodeWithoutShardsOfThisRegionChangesSilently() {
+    NodeChange away = new RegionRouting(10).nodeChanged(node, held -> held.unreachable(node, 1)).orElseThrow();
+    assertEquals(List.of(), away.affected());
+    assertEquals(Optional.empty(), away.report());
   }
 
   @Test

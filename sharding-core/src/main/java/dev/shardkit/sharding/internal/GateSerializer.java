@@ -11,8 +11,6 @@ import java.io.NotSerializableException;
 import java.io.UncheckedIOException;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.ActorRefResolver;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.serialization.SerializerWithStringManifest;
 
 /**
  * Pekko serializer for {@link GateProtocol}; identifier 7243 unless
@@ -38,7 +36,7 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  * <p>Internal API: public because Pekko creates it from the configuration; not for applications,
  * and it may change in any release.
  */
-public final class GateSerializer extends SerializerWithStringManifest {
+public final class GateSerializer extends ShardkitSerializer {
 
   static final int DEFAULT_IDENTIFIER = 7243;
   /** The format version this shardkit writes; it reads this one and every earlier one. */
@@ -46,23 +44,10 @@ public final class GateSerializer extends SerializerWithStringManifest {
   static final String CONFIRM = "C";
   static final String CONFIRMED = "CA";
 
-  private final ExtendedActorSystem system;
-  private final int identifier;
-  // Looked up on first use: Pekko creates serializers while its Serialization extension is being
-  // built, before the typed view of the system that ActorRefResolver needs is ready.
-  private volatile ActorRefResolver resolver;
 
   /** Called by Pekko, which creates one instance per actor system from the configuration. */
   public GateSerializer(ExtendedActorSystem system) {
-    this.system = system;
-    String key = "pekko.actor.serialization-identifiers.\"" + GateSerializer.class.getName() + "\"";
-    this.identifier = system.settings().config().hasPath(key) ? system.settings().config().getInt(key)
-        : DEFAULT_IDENTIFIER;
-  }
-
-  @Override
-  public int identifier() {
-    return identifier;
+    super(system, DEFAULT_IDENTIFIER);
   }
 
   @Override
@@ -103,7 +88,7 @@ public final class GateSerializer extends SerializerWithStringManifest {
       throw new NotSerializableException("GateSerializer: unknown manifest [" + manifest + "]");
     }
     if (m.version() > FORMAT) {
-      throw m.newerThan(FORMAT, "GateSerializer (id " + identifier + ")", bytes.length);
+      throw m.newerThan(FORMAT, "GateSerializer (id " + identifier() + ")", bytes.length);
     }
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
       if (CONFIRM.equals(m.code())) {
@@ -116,14 +101,5 @@ public final class GateSerializer extends SerializerWithStringManifest {
       failure.initCause(e);
       throw failure;
     }
-  }
-
-  private ActorRefResolver resolver() {
-    ActorRefResolver r = resolver;
-    if (r == null) {
-      r = ActorRefResolver.get(Adapter.toTyped(system));
-      resolver = r;
-    }
-    return r;
   }
 }

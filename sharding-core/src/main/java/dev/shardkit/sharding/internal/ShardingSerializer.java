@@ -32,12 +32,10 @@ import java.util.function.Supplier;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.serialization.DisabledJavaSerializer;
 import org.apache.pekko.serialization.Serialization;
 import org.apache.pekko.serialization.SerializationExtension;
 import org.apache.pekko.serialization.Serializer;
-import org.apache.pekko.serialization.SerializerWithStringManifest;
 import org.apache.pekko.serialization.Serializers;
 import scala.util.Try;
 
@@ -124,7 +122,7 @@ import scala.util.Try;
  * <p>Internal API: public because Pekko creates it from the configuration; not for applications,
  * and it may change in any release.
  */
-public final class ShardingSerializer extends SerializerWithStringManifest {
+public final class ShardingSerializer extends ShardkitSerializer {
 
   static final int DEFAULT_IDENTIFIER = 7241;
   /** The format version this shardkit writes; it reads this one and every earlier one. */
@@ -155,32 +153,15 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
   static final byte ITEM_DELIVER = 'D';
   static final byte ITEM_MARKER = 'M';
 
-  private final ExtendedActorSystem system;
-  private final int identifier;
 
   // Looked up on first use, not in the constructor: Pekko builds serializers while the
   // Serialization extension itself is being created, so asking for it (or for ActorRefResolver,
   // which needs the typed system) from here could recurse into an unfinished extension.
   private volatile Serialization serialization;
-  private volatile ActorRefResolver resolver;
 
   /** Called by Pekko, which creates one instance per actor system from the configuration. */
   public ShardingSerializer(ExtendedActorSystem system) {
-    this.system = system;
-    this.identifier = identifierFromConfig(system);
-  }
-
-  // Pekko's own BaseSerializer reads this setting, but it is a Scala trait with a val that a
-  // Java class cannot mix in, so we read the same key ourselves to honour an override.
-  private static int identifierFromConfig(ExtendedActorSystem system) {
-    String key = "pekko.actor.serialization-identifiers.\"" + ShardingSerializer.class.getName() + "\"";
-    var config = system.settings().config();
-    return config.hasPath(key) ? config.getInt(key) : DEFAULT_IDENTIFIER;
-  }
-
-  @Override
-  public int identifier() {
-    return identifier;
+    super(system, DEFAULT_IDENTIFIER);
   }
 
   @Override
@@ -325,7 +306,7 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
     WireManifest m = WireManifest.parse(manifest);
     int v = m.version();
     if (v > FORMAT) {
-      throw m.newerThan(FORMAT, "ShardingSerializer (id " + identifier + ")", bytes.length);
+      throw m.newerThan(FORMAT, "ShardingSerializer (id " + identifier() + ")", bytes.length);
     }
     BinaryReader r = new BinaryReader(bytes);
     try {
@@ -394,7 +375,7 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
           return new RegionStats(Collections.unmodifiableMap(counts));
         }
         default:
-          throw new NotSerializableException("shardkit's ShardingSerializer (id " + identifier
+          throw new NotSerializableException("shardkit's ShardingSerializer (id " + identifier()
               + ") does not know the manifest [" + manifest + "] (" + bytes.length
               + " bytes); was it sent by a newer shardkit version?");
       }
@@ -571,7 +552,7 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
   }
 
   private IllegalArgumentException cannotHandle(Object o) {
-    return new IllegalArgumentException("shardkit's ShardingSerializer (id " + identifier
+    return new IllegalArgumentException("shardkit's ShardingSerializer (id " + identifier()
         + ") cannot serialize [" + (o == null ? "null" : o.getClass().getName())
         + "]; it handles only ShardingProtocol messages, ShardingEnvelope and Passivate");
   }
@@ -587,14 +568,5 @@ public final class ShardingSerializer extends SerializerWithStringManifest {
       serialization = s;
     }
     return s;
-  }
-
-  private ActorRefResolver resolver() {
-    ActorRefResolver r = resolver;
-    if (r == null) {
-      r = ActorRefResolver.get(Adapter.toTyped(system));
-      resolver = r;
-    }
-    return r;
   }
 }

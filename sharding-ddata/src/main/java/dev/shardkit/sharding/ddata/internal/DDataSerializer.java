@@ -19,8 +19,7 @@ import java.util.List;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.serialization.SerializerWithStringManifest;
+import dev.shardkit.sharding.internal.ShardkitSerializer;
 
 /**
  * Pekko serializer for the data this module replicates: {@link CoordinatorStateRecord}. Bound to
@@ -69,7 +68,7 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  * {@link CoordinatorState} fail {@link #fromBinary} with a {@link NotSerializableException} that
  * says which.
  */
-public final class DDataSerializer extends SerializerWithStringManifest {
+public final class DDataSerializer extends ShardkitSerializer {
   static final int DEFAULT_IDENTIFIER = 7242;
   static final String COORDINATOR_STATE = "C";
   /** The format this version writes; it reads this one and {@link #FORMAT_1}. */
@@ -79,23 +78,10 @@ public final class DDataSerializer extends SerializerWithStringManifest {
   /** The least bytes a format 1 str takes (its length); bounds what a corrupt count can make us allocate. */
   private static final int MIN_STR = 2;
 
-  private final ExtendedActorSystem system;
-  private final int identifier;
-  // Looked up on first use: Pekko creates serializers while its Serialization extension is being
-  // created, and the typed ActorRefResolver cannot be asked for from inside that.
-  private volatile ActorRefResolver resolver;
 
   /** Called by Pekko, which creates one instance per actor system from the configuration. */
   public DDataSerializer(ExtendedActorSystem system) {
-    this.system = system;
-    String key = "pekko.actor.serialization-identifiers.\"" + DDataSerializer.class.getName() + "\"";
-    var config = system.settings().config();
-    this.identifier = config.hasPath(key) ? config.getInt(key) : DEFAULT_IDENTIFIER;
-  }
-
-  @Override
-  public int identifier() {
-    return identifier;
+    super(system, DEFAULT_IDENTIFIER);
   }
 
   @Override
@@ -143,7 +129,7 @@ public final class DDataSerializer extends SerializerWithStringManifest {
   @Override
   public Object fromBinary(byte[] bytes, String manifest) throws NotSerializableException {
     if (!COORDINATOR_STATE.equals(manifest)) {
-      throw new NotSerializableException("shardkit's DDataSerializer (id " + identifier + ") does not know the "
+      throw new NotSerializableException("shardkit's DDataSerializer (id " + identifier() + ") does not know the "
           + "manifest [" + manifest + "] (" + bytes.length + " bytes); was it written by a newer shardkit version?");
     }
     int format = bytes.length == 0 ? -1 : bytes[0] & 0xFF;
@@ -277,17 +263,8 @@ public final class DDataSerializer extends SerializerWithStringManifest {
     return e;
   }
 
-  private ActorRefResolver resolver() {
-    ActorRefResolver r = resolver;
-    if (r == null) {
-      r = ActorRefResolver.get(Adapter.toTyped(system));
-      resolver = r;
-    }
-    return r;
-  }
-
   private IllegalArgumentException cannotHandle(Object o) {
-    return new IllegalArgumentException("shardkit's DDataSerializer (id " + identifier + ") cannot serialize "
+    return new IllegalArgumentException("shardkit's DDataSerializer (id " + identifier() + ") cannot serialize "
         + (o == null ? "null" : "an object of class [" + o.getClass().getName() + "]"));
   }
 }

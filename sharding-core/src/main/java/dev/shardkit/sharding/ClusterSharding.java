@@ -204,6 +204,19 @@ public final class ClusterSharding implements Extension {
   }
 
   /**
+   * A diagnostic: what the entity type's coordinator holds in memory while it waits for its state
+   * store (answers pending, effects waiting for a write, requests refused because a bounded queue
+   * was full). Ask it on the node that runs the coordinator, the oldest node of the type's role.
+   *
+   * @throws IllegalStateException if the type is not started on this node
+   * @return fails with Pekko's {@code ActorNotFound} if the coordinator does not run on this node,
+   *     or with a timeout if it does not answer within {@code timeout}
+   */
+  public CompletionStage<CoordinatorBacklog> coordinatorBacklog(EntityTypeKey<?> typeKey, Duration timeout) {
+    return registered(typeKey).coordinatorBacklog(timeout);
+  }
+
+  /**
    * Every region of an entity type in the cluster, with its shards' entity counts. Regions that do
    * not answer within {@code timeout} are listed in {@link ClusterShardingStats#failedRegions()};
    * the stage fails only if the coordinator does not answer in time.

@@ -41,6 +41,7 @@ public final class ShardingSettings {
     Duration entityRestartBackoff;
     Duration entityRestartBackoffMax;
     boolean placeAllShardsAtStart;
+    int coordinatorPendingAnswersLimit;
     RemoteDeliverySettings remoteDelivery;
 
     Builder copy() {
@@ -64,6 +65,8 @@ public final class ShardingSettings {
         "rebalance-interval must be positive, got " + b.rebalanceInterval);
     require(!b.handOffTimeout.isNegative() && !b.handOffTimeout.isZero(),
         "hand-off-timeout must be positive, got " + b.handOffTimeout);
+    require(b.coordinatorPendingAnswersLimit >= 1,
+        "coordinator-pending-answers-limit must be at least 1, got " + b.coordinatorPendingAnswersLimit);
     require(b.passivationIdleTimeout.map(d -> !d.isNegative() && !d.isZero()).orElse(true),
         "passivation.idle-timeout must be positive or off, got " + b.passivationIdleTimeout.orElse(null));
     require(b.activeEntityLimit.orElse(1) >= 1,
@@ -137,6 +140,7 @@ public final class ShardingSettings {
       b.entityRestartBackoff = c.getDuration("entity-restart-backoff");
       b.entityRestartBackoffMax = c.getDuration("entity-restart-backoff-max");
       b.placeAllShardsAtStart = c.getBoolean("place-all-shards-at-start");
+      b.coordinatorPendingAnswersLimit = c.getInt("coordinator-pending-answers-limit");
       b.remoteDelivery = RemoteDeliverySettings.fromConfig(c.getConfig("remote-delivery"));
       try {
         b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
@@ -292,6 +296,20 @@ public final class ShardingSettings {
 
   public ShardingSettings withRemoteDelivery(RemoteDeliverySettings delivery) {
     return with(b -> b.remoteDelivery = delivery);
+  }
+
+  /**
+   * How many answers to shard-home requests the coordinator keeps waiting for its state store to
+   * hold the home, one per (shard, region) however often the region asks (default 10000); beyond
+   * it requests are refused (the regions ask again) with one warning per episode.
+   */
+  public int coordinatorPendingAnswersLimit() {
+    return values.coordinatorPendingAnswersLimit;
+  }
+
+  /** @throws IllegalArgumentException if {@code limit} is below 1 */
+  public ShardingSettings withCoordinatorPendingAnswersLimit(int limit) {
+    return with(b -> b.coordinatorPendingAnswersLimit = limit);
   }
 
   public ShardingSettings withPlaceAllShardsAtStart(boolean place) {

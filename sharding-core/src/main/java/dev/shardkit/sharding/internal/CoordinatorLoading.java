@@ -16,7 +16,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * A coordinator's first behaviour: it reads its state from the store, retrying with back-off
  * until the store answers, and keeps what arrives meanwhile in a bounded stash. Regions repeat
  * their registrations and requests while they wait, so a protocol message is stashed once; once
- * the stash is full, further messages are dropped (they are asked again). When the state is
+ * the stash is full, further messages are refused (they are asked again): counted, and warned
+ * about once per load (the stash has no room again until the state is loaded). When the state is
  * loaded, the stash is replayed into the behaviour the coordinator builds from it; told to stop,
  * it stops.
  */
@@ -28,8 +29,6 @@ final class CoordinatorLoading {
 
   private enum RetryLoad implements NoSerializationVerificationNeeded { INSTANCE }
 
-  private static final Duration STASH_FULL_WARNING_INTERVAL = Duration.ofSeconds(10);
-
   private final CoordinatorSpec spec;
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;
@@ -37,11 +36,12 @@ final class CoordinatorLoading {
   private final Function<CoordinatorState, Behavior<Object>> loaded;
   private final Backoff.Retries retries = CoordinatorStoreLink.STORE_BACKOFF.retries();
   private final Set<Object> stashed = new HashSet<>();
-  private long lastStashFullWarning = System.nanoTime() - STASH_FULL_WARNING_INTERVAL.toNanos();
+  private final OverflowEpisode stashFull;
 
   private CoordinatorLoading(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers,
-      StashBuffer<Object> stash, Function<CoordinatorState, Behavior<Object>> loaded) {
+      StashBuffer<Object> stash, OverflowEpisode stashFull, Function<CoordinatorState, Behavior<Object>> loaded) {
     this.spec = spec;
+    this.stashFull = stashFull;
     this.context = context;
     this.timers = timers;
     this.stash = stash;
@@ -51,11 +51,12 @@ final class CoordinatorLoading {
   /**
    * Loads the coordinator's state.
    *
+   * @param stashFull counts the messages refused because the stash was full
    * @param loaded builds the coordinator's next behaviour from the loaded state
    */
   static Behavior<Object> behavior(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers,
-      StashBuffer<Object> stash, Function<CoordinatorState, Behavior<Object>> loaded) {
-    return new CoordinatorLoading(spec, context, timers, stash, loaded).load();
+      StashBuffer<Object> stash, OverflowEpisode stashFull, Function<CoordinatorState, Behavior<Object>> loaded) {
+    return new CoordinatorLoading(spec, context, timers, stash, stashFull, loaded).load();
   }
 
   private Behavior<Object> load() {
@@ -81,11 +82,10 @@ final class CoordinatorLoading {
       return Behaviors.same();
     }
     if (stash.isFull()) {
-      long now = System.nanoTime();
-      if (now - lastStashFullWarning > STASH_FULL_WARNING_INTERVAL.toNanos()) {
-        lastStashFullWarning = now;
-        context.getLog().warn("Coordinator of [{}] is busy (loading its state) and its stash of {} is full; dropping "
-            + "requests until it catches up (regions ask again)", spec.typeName(), stash.capacity());
+      if (stashFull.refused()) {
+        context.getLog().warn("Coordinator of [{}] is loading its state and its stash of {} messages (the larger of "
+            + "buffer-size and 1000) is full; refusing requests until it has loaded (regions ask again); further "
+            + "refusals are counted, not logged", spec.typeName(), stash.capacity());
       }
       stashed.remove(message);
     } else {

@@ -69,6 +69,15 @@ final class CoordinatorWrites {
     return home != null && home.equals(decided.shards().get(shardId)) ? home : null;
   }
 
+  /**
+   * How many effects wait for a write to be stored: those of the write in flight and those queued
+   * for the next one. Each is a closure kept in memory, so this is what grows while the store is
+   * away if something queues an effect per retried request.
+   */
+  int waitingEffects() {
+    return queuedAfterwards.size() + (inFlight == null ? 0 : inFlight.afterwards().size());
+  }
+
   /** Whether a write is in flight or decisions wait to be written. */
   boolean busy() {
     return inFlight != null || !queuedEvents.isEmpty();

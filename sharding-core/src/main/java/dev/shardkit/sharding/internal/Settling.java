@@ -16,7 +16,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * with the role) has registered its region or answered that it has none. Only then can no region
  * report a shard that the coordinator would place a second time; a leaving node's region still
  * hosts its shards until it has handed them off. Requests for homeless shards wait here meanwhile,
- * up to a limit. Owned by the coordinator actor; not thread-safe.
+ * up to a limit; a refused request is reported by the coordinator. Owned by the coordinator actor; not thread-safe.
  */
 final class Settling {
   private final Optional<String> role;
@@ -39,11 +39,18 @@ final class Settling {
     withoutRegion.add(node);
   }
 
-  /** A request for a homeless shard waits for the end of settling, unless the limit is reached. */
-  void defer(GetShardHome request) {
-    if (deferred.size() < deferLimit) {
-      deferred.add(request);
-    }
+  /**
+   * A request for a homeless shard waits for the end of settling, unless the limit is reached.
+   *
+   * @return false if it was refused: the limit was reached (the region asks again)
+   */
+  boolean defer(GetShardHome request) {
+    return deferred.contains(request) || deferred.size() < deferLimit && deferred.add(request);
+  }
+
+  /** How many requests wait. */
+  int deferredCount() {
+    return deferred.size();
   }
 
   /** The requests that waited, in arrival order (a repeated one once). */

@@ -37,7 +37,7 @@ import org.slf4j.Logger;
 /**
  * The singleton that decides where shards live, one per entity type, on the oldest node of the
  * type's role: an actor shell around {@link Placement}, {@link HandOffTracker},
- * {@link CoordinatorWrites}, {@link Settling}, {@link RebalanceRounds} and {@link MemberSnapshot}.
+ * {@link CoordinatorWrites}, {@link CoordinatorAnswers}, {@link Settling}, {@link RebalanceRounds} and {@link MemberSnapshot}.
  * Every change is decided, stored through the {@link CoordinatorStateStore} (by its
  * {@link CoordinatorStoreLink}), then announced, so a successor that loads the store never gives a
  * shard a second home.
@@ -62,6 +62,10 @@ final class ShardCoordinator {
 
   private enum RebalanceTick implements NoSerializationVerificationNeeded { INSTANCE }
 
+  /** Asks for a {@link dev.shardkit.sharding.CoordinatorBacklog}. Local only. */
+  public record GetBacklog(ActorRef<dev.shardkit.sharding.CoordinatorBacklog> replyTo)
+      implements NoSerializationVerificationNeeded {}
+
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;
   private final CoordinatorSpec spec;
@@ -75,6 +79,7 @@ final class ShardCoordinator {
   private final RebalanceRounds rounds;
   /** Regions of removed nodes whose shards wait for the removal margin before they move. */
   private final Set<ActorRef<Object>> inRemovalMargin = new HashSet<>();
+  private final CoordinatorAnswers answers;
   /** These three are created once the state is loaded. */
   private CoordinatorWrites writes;
   private CoordinatorStoreLink store;
@@ -92,6 +97,7 @@ final class ShardCoordinator {
         (problem, cause) -> log.error("Coordinator of [{}]: {}", typeName, problem, cause));
     this.handOffs = new HandOffTracker(spec.handOffIds());
     this.rounds = new RebalanceRounds(spec.settings().rebalanceInterval());
+    this.answers = new CoordinatorAnswers(spec, log);
   }
 
   public static Behavior<Object> create(CoordinatorSpec spec) {
@@ -100,7 +106,8 @@ final class ShardCoordinator {
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}",
           spec.typeName(), coordinator.cluster.selfAddress(), spec.store().describe(), spec.strategy());
       return Behaviors.intercept(() -> new CloseStoreOnStop(spec.store()),
-          CoordinatorLoading.behavior(spec, ctx, timers, stash, coordinator::onLoaded));
+          CoordinatorLoading.behavior(spec, ctx, timers, stash, coordinator.answers.stashFull(),
+          coordinator::onLoaded));
     })));
   }
 
@@ -159,8 +166,8 @@ final class ShardCoordinator {
     };
     return common(phase, Behaviors.receive(Object.class)
         .onMessage(GetShardHome.class, get -> {
-          if (!answerKnown(get)) {
-            waitFor.defer(get);
+          if (!answerKnown(get) && !waitFor.defer(get)) {
+            answers.refusedWhileSettling();
           }
           return phase.next();
         })
@@ -177,6 +184,7 @@ final class ShardCoordinator {
           waitFor.timedOut();
           return phase.next();
         })
+        .onMessage(GetBacklog.class, g -> phase.after(() -> answers.report(g, writes, waitFor.deferredCount())))
         // Settling schedules the first round.
         .onMessageEquals(RebalanceTick.INSTANCE, Behaviors::same));
   }
@@ -216,6 +224,7 @@ final class ShardCoordinator {
     };
     return common(phase, Behaviors.receive(Object.class)
         .onMessage(GetShardHome.class, this::onGetShardHome)
+        .onMessage(GetBacklog.class, g -> phase.after(() -> answers.report(g, writes, 0)))
         .onMessageEquals(RebalanceTick.INSTANCE, () -> {
           onRebalanceTick();
           return Behaviors.same();
@@ -379,18 +388,14 @@ final class ShardCoordinator {
 
   /**
    * Answers a request for a shard that is being handed off (once it has its new home) or has a
-   * home (once that is stored); false if the shard has neither.
+   * home (see {@link CoordinatorAnswers}); false if the shard has neither.
    */
   private boolean answerKnown(GetShardHome get) {
     if (handOffs.inProgress(get.shardId())) {
       handOffs.waitForHome(get.shardId(), get.region());
       return true;
     }
-    ActorRef<Object> home = writes.decided().shards().get(get.shardId());
-    if (home != null) {
-      store.afterDurable(() -> get.region().tell(new ShardHome(get.shardId(), home)));
-    }
-    return home != null;
+    return answers.answer(get, writes, store);
   }
 
   private Behavior<Object> onGetShardHome(GetShardHome get) {

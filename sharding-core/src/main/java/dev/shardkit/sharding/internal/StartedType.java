@@ -2,6 +2,7 @@ package dev.shardkit.sharding.internal;
 
 import com.typesafe.config.Config;
 import dev.shardkit.sharding.ClusterShardingStats;
+import dev.shardkit.sharding.CoordinatorBacklog;
 import dev.shardkit.sharding.EntityContext;
 import dev.shardkit.sharding.EntityRef;
 import dev.shardkit.sharding.EntityTypeKey;
@@ -208,6 +209,19 @@ public final class StartedType {
     return AskPattern.<Object, Object>ask(handle.region(),
             replyTo -> new RegionRequests.GetLocalState(replyTo, timeout), timeout.plus(timeout), system.scheduler())
         .thenApply(r -> ((RegionRequests.LocalState) r).state());
+  }
+
+  /**
+   * What the type's coordinator running on this node holds while it waits for its store. Fails
+   * with Pekko's {@code ActorNotFound} if the coordinator does not run here (it runs on the oldest
+   * node of the role), or with a timeout if it does not answer within {@code timeout}.
+   */
+  public CompletionStage<CoordinatorBacklog> coordinatorBacklog(Duration timeout) {
+    // Asked of the local singleton, not through the proxy: the query and its answer are local only.
+    return Adapter.toClassic(system).actorSelection("/system/" + coordinatorName(typeKey.name()) + "/singleton")
+        .resolveOne(timeout)
+        .thenCompose(ref -> AskPattern.<ShardCoordinator.GetBacklog, CoordinatorBacklog>ask(Adapter.toTyped(ref),
+            ShardCoordinator.GetBacklog::new, timeout, system.scheduler()));
   }
 
   /**

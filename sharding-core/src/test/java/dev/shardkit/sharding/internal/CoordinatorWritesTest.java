@@ -109,6 +109,21 @@ class CoordinatorWritesTest {
   }
 
   @Test
+  void theEffectsWaitingForAWriteAreCountedInFlightQueuedAndThroughARetry() {
+    CoordinatorWrites w = new CoordinatorWrites(CoordinatorState.empty());
+    assertEquals(0, w.waitingEffects());
+    w.decide(List.of(new RegionRegistered(r(1))), effect("one"));
+    w.next();
+    w.decide(List.of(), effect("two"));
+    w.decide(List.of(), effect("three"));
+    assertEquals(3, w.waitingEffects(), "one in flight, two queued");
+    w.retry();
+    assertEquals(3, w.waitingEffects(), "a retry takes them all along, none twice");
+    run(w.written());
+    assertEquals(0, w.waitingEffects());
+  }
+
+  @Test
   void aHomeIsSettledOnlyOnceStoredAndNotBeingChanged() {
     CoordinatorWrites w =
         new CoordinatorWrites(stateOf(List.of(new RegionRegistered(r(1)), new RegionRegistered(r(2)))));

@@ -56,12 +56,14 @@ class SettlingTest {
     GetShardHome a = new GetShardHome("a", r(1));
     GetShardHome b = new GetShardHome("b", r(2));
     GetShardHome c = new GetShardHome("c", r(1));
-    settling.defer(a);
-    settling.defer(b);
-    settling.defer(a);
-    settling.defer(c);
-    settling.defer(new GetShardHome("d", r(1)));
+    assertTrue(settling.defer(a));
+    assertTrue(settling.defer(b));
+    assertTrue(settling.defer(a), "a repeat waits already");
+    assertTrue(settling.defer(c));
+    assertFalse(settling.defer(new GetShardHome("d", r(1))), "over the limit it is refused");
+    assertTrue(settling.defer(b), "a repeat of one that waits is not refused at the limit");
     assertEquals(List.of(a, b, c), settling.deferred(), "a repeat is kept once; over the limit is dropped");
+    assertEquals(3, settling.deferredCount());
   }
 
   @Test

@@ -1,0 +1,160 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.shardkit.sharding.CoordinatorBacklog;
+import dev.shardkit.sharding.LeastShardAllocationStrategy;
+import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.internal.ManualStateStore.Write;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The coordinator while a write does not complete (the store is slow or away) and regions keep
+ * asking: a home the store holds is answered at once; a home decided but not stored is answered
+ * once per (shard, region) when it is stored, and what waits in memory does not grow with the
+ * number of times regions ask; beyond the limit requests are refused, counted and warned about once.
+ */
+class CoordinatorPendingAnswersTest {
+  private static ActorTestKit testKit;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create(ConfigFactory.parseString(
+        "pekko.actor.provider = cluster\npekko.remote.artery.canonical.port = 0")
+        .withFallback(ConfigFactory.load()));
+  }
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private static ActorRef<Object> coordinator(String typeName, ManualStateStore store,
+      Function<ShardingSettings, ShardingSettings> tune) {
+    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
+        .withRebalanceInterval(Duration.ofHours(1));
+    return testKit.spawn(ShardCoordinator.create(new CoordinatorSpec(typeName, tune.apply(settings),
+        new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), 0)));
+  }
+
+  private static CoordinatorBacklog backlog(ActorRef<Object> coordinator) {
+    TestProbe<CoordinatorBacklog> probe = testKit.createTestProbe(CoordinatorBacklog.class);
+    coordinator.tell(new ShardCoordinator.GetBacklog(probe.ref()));
+    return probe.receiveMessage();
+  }
+
+  /** A registered region; the registration is stored. */
+  private static TestProbe<Object> region(ActorRef<Object> coordinator, ManualStateStore store) throws Exception {
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    store.next().done().complete(null);
+    region.expectMessageClass(RegisterAck.class);
+    return region;
+  }
+
+  @Test
+  void aStoredHomeIsAnsweredAtOnceWhileAnotherWriteIsInFlight() throws Exception {
+    ManualStateStore store = new ManualStateStore();
+    ActorRef<Object> coordinator = coordinator("stored-at-once", store, s -> s);
+    TestProbe<Object> region = region(coordinator, store);
+    coordinator.tell(new GetShardHome("a", region.ref()));
+    store.next().done().complete(null);
+    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());
+
+    coordinator.tell(new GetShardHome("b", region.ref()));
+    Write b = store.next();
+    coordinator.tell(new GetShardHome("a", region.ref()));
+    // Received while b's write has not completed: a's answer does not wait behind it.
+    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());
+    b.done().complete(null);
+    assertEquals(new ShardHome("b", region.ref()), region.receiveMessage());
+  }
+
+  @Test
+  void regionsAskingAgainDuringAWriteWaitOnceAndAreAnsweredOnce() throws Exception {
+    ManualStateStore store = new ManualStateStore();
+    ActorRef<Object> coordinator = coordinator("asking-again", store, s -> s);
+    TestProbe<Object> r1 = region(coordinator, store);
+    TestProbe<Object> r2 = region(coordinator, store);
+
+    coordinator.tell(new GetShardHome("new", r1.ref()));
+    Write allocation = store.next();
+    ActorRef<Object> home = ((ShardHomeAllocated) allocation.events().get(0)).region();
+    // The regions' retry ticks during a long write.
+    for (int tick = 0; tick < 200; tick++) {
+      coordinator.tell(new GetShardHome("new", r1.ref()));
+      coordinator.tell(new GetShardHome("new", r2.ref()));
+    }
+    CoordinatorBacklog during = backlog(coordinator);
+    assertEquals(2, during.pendingAnswers(), "one per (shard, region): " + during);
+    assertTrue(during.waitingEffects() <= 2, "the allocation's announcement and one answering: " + during);
+
+    allocation.done().complete(null);
+    List<Object> toR2 = new ArrayList<>();
+    toR2.add(r2.receiveMessage());
+    r2.expectNoMessage(Duration.ofMillis(300));
+    assertEquals(List.of(new ShardHome("new", home)), toR2, "r2 hears it once");
+    CoordinatorBacklog after = backlog(coordinator);
+    assertEquals(new CoordinatorBacklog(0, 0, 0, 0), after);
+  }
+
+  @Test
+  void beyondTheLimitRequestsAreRefusedWithOneWarningAndAskedAgainLater() throws Exception {
+    ManualStateStore store = new ManualStateStore();
+    ActorRef<Object> coordinator = coordinator("limited", store, s -> s.withCoordinatorPendingAnswersLimit(3));
+    TestProbe<Object> region = region(coordinator, store);
+    coordinator.tell(new GetShardHome("s0", region.ref()));
+    Write first = store.next();
+    for (int i = 1; i <= 5; i++) {
+      coordinator.tell(new GetShardHome("s" + i, region.ref()));
+    }
+    LoggingTestKit.warn("coordinator-pending-answers-limit").withMessageContains("[limited]")
+        .withMessageContains("3 answers").withOccurrences(1).expect(testKit.system(), () -> {
+          // s1..s5 are decided, in the write after s0's: asked again, three may wait.
+          for (int tick = 0; tick < 20; tick++) {
+            for (int i = 1; i <= 5; i++) {
+              coordinator.tell(new GetShardHome("s" + i, region.ref()));
+            }
+          }
+          CoordinatorBacklog during = backlog(coordinator);
+          assertEquals(3, during.pendingAnswers(), during.toString());
+          assertEquals(2 * 20, during.refusedRequests(), during.toString());
+          return null;
+        });
+
+    first.done().complete(null);
+    store.next().done().complete(null);
+    Map<String, Integer> answers = new HashMap<>();
+    // s0..s5 from their allocations, and three from the pending answers.
+    for (int i = 0; i < 9; i++) {
+      ShardHome home = (ShardHome) region.receiveMessage();
+      answers.merge(home.shardId(), 1, Integer::sum);
+    }
+    assertEquals(6, answers.size(), answers.toString());
+    assertEquals(0, backlog(coordinator).pendingAnswers());
+    // A refused region asks again: answered at once now that the home is stored.
+    coordinator.tell(new GetShardHome("s5", region.ref()));
+    assertEquals("s5", ((ShardHome) region.receiveMessage()).shardId());
+  }
+}

@@ -18,6 +18,12 @@ import java.util.Set;
  * <p>Each move of a shard has an id, so a marker of an earlier move that was given up never counts
  * for a later one. A marker may arrive before the coordinator's {@code BeginHandOff} (they travel
  * different ways: region → owner, coordinator → owner); it is kept and counts when its move begins.
+ * Such a marker is forgotten when another move of the shard begins here (its own move was
+ * superseded), and otherwise at the second {@link #sweepEarly()} after it came: swept once per
+ * hand-off timeout, a kept marker older than that belongs to a move the coordinator has given up
+ * (it started the move's clock before the marker was sent), whose {@code BeginHandOff} may never
+ * come here, or came and was cancelled before the marker arrived. So abandoned moves leave nothing
+ * behind for longer than two hand-off timeouts.
  *
  * <p>Each move goes through explicit phases: the own route open, then closed, then the shard
  * stopping. A pure value owned by the region actor; not thread-safe.
@@ -71,6 +77,8 @@ final class OwnerHandOffs<R, S> {
   private final Map<String, Move<R, S>> moves = new HashMap<>();
   /** Markers that came before their move began, by move. */
   private final Map<MoveKey, Set<R>> early = new HashMap<>();
+  /** The moves whose early markers were kept already at the last sweep: the next one forgets them. */
+  private Set<MoveKey> earlyAtLastSweep = Set.of();
 
   /**
    * The coordinator began move {@code handOffId} of a shard hosted by {@code self}.
@@ -125,6 +133,24 @@ final class OwnerHandOffs<R, S> {
       return Optional.empty();
     }
     return stepIfAllClosed(shardId, move);
+  }
+
+  /**
+   * Forgets the early markers that were kept already at the previous sweep. Called once per
+   * hand-off timeout, so a marker is kept at least that long and less than twice that.
+   *
+   * @return how many moves' early markers were forgotten
+   */
+  int sweepEarly() {
+    int before = early.size();
+    early.keySet().removeAll(earlyAtLastSweep);
+    earlyAtLastSweep = Set.copyOf(early.keySet());
+    return before - early.size();
+  }
+
+  /** How many moves that have not begun here have markers kept. */
+  int earlyMoves() {
+    return early.size();
   }
 
   /** {@code region} terminated: it sends nothing more, to any shard. @return what to do now, per move */

@@ -27,6 +27,9 @@ sealed interface RegionMessages extends NoSerializationVerificationNeeded {
   /** Shutting down: look again whether every link has delivered what it holds. */
   enum LinksFlushedCheck implements RegionMessages { INSTANCE }
 
+  /** Every hand-off timeout: forget the hand-off markers of moves that never began here. */
+  enum SweepEarlyMarkers implements RegionMessages { INSTANCE }
+
   /** A shard with remembered entities stopped unexpectedly: start it again, which starts them. */
   record RestartShard(String shardId) implements RegionMessages {}
 }

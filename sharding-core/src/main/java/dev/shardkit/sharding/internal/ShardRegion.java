@@ -8,6 +8,7 @@ import dev.shardkit.sharding.internal.RegionMessages.RegionTerminated;
 import dev.shardkit.sharding.internal.RegionMessages.RestartShard;
 import dev.shardkit.sharding.internal.RegionMessages.RetryTick;
 import dev.shardkit.sharding.internal.RegionMessages.ShardTerminated;
+import dev.shardkit.sharding.internal.RegionMessages.SweepEarlyMarkers;
 import dev.shardkit.sharding.internal.RoutingTable.Local;
 import dev.shardkit.sharding.internal.RoutingTable.Remote;
 import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
@@ -98,6 +99,7 @@ final class ShardRegion {
     this.registration = new RegionRegistration(self, spec.coordinator(), spec.proxyOnly(), this::hostedShards,
         ActorRef::tell, coordinator -> context.watchWith(coordinator, new CoordinatorTerminated(coordinator)));
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
+    timers.startTimerWithFixedDelay(SweepEarlyMarkers.INSTANCE, spec.settings().handOffTimeout());
   }
 
   public static Behavior<Object> create(RegionSpec spec) {
@@ -216,6 +218,7 @@ final class ShardRegion {
         .onMessage(BeginHandOff.class, then(this::onBeginHandOff, next))
         .onMessage(HandOffMarker.class, then(this::onHandOffMarker, next))
         .onMessage(QuietCheck.class, then(q -> quietWaits.recheck(), next))
+        .onMessage(SweepEarlyMarkers.class, then(sweep -> handOffs.sweepEarly(), next))
         // An old coordinator's termination, unexpected protocol messages.
         .onMessage(CoordinatorTerminated.class, t -> next.get())
         .onMessage(ShardingProtocol.class, then(m -> log.debug("Entity type [{}]: region ignores unexpected {}",

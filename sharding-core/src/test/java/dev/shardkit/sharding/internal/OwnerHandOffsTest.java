@@ -172,4 +172,43 @@ class OwnerHandOffsTest {
     assertThrows(IllegalStateException.class, () -> handOffs.begin("s1", 2, "shard-s1", Set.of(), SELF));
     assertThrows(IllegalStateException.class, () -> handOffs.cancel("s2"));
   }
+
+  @Test
+  void anEarlyMarkerOfAMoveThatNeverBeginsHereIsForgottenAtTheSecondSweep() {
+    assertEquals(Optional.empty(), handOffs.marker("s1", 7, "r1"));
+    assertEquals(0, handOffs.sweepEarly(), "kept at least one hand-off timeout");
+    assertEquals(1, handOffs.earlyMoves());
+    assertEquals(1, handOffs.sweepEarly());
+    assertEquals(0, handOffs.earlyMoves());
+    assertEquals(Set.of("r1"), handOffs.begin("s1", 7, "shard-s1", Set.of("r1"), SELF),
+        "a move beginning that late was given up by the coordinator; its marker no longer counts");
+  }
+
+  @Test
+  void anEarlyMarkerCountsIfItsMoveBeginsBeforeTheSecondSweep() {
+    handOffs.marker("s1", 7, "r1");
+    handOffs.sweepEarly();
+    assertEquals(Set.of("r2"), handOffs.begin("s1", 7, "shard-s1", Set.of("r1", "r2"), SELF));
+    assertEquals(0, handOffs.earlyMoves(), "it was used up by its move");
+  }
+
+  @Test
+  void aLateMarkerOfACancelledMoveIsForgottenByTheSweeps() {
+    handOffs.begin("s1", 1, "shard-s1", Set.of("r1", "r2"), SELF);
+    handOffs.marker("s1", 1, "r1");
+    handOffs.cancel("s1");
+    assertEquals(Optional.empty(), handOffs.marker("s1", 1, "r2"), "it arrives after the move was given up");
+    assertEquals(1, handOffs.earlyMoves());
+    handOffs.sweepEarly();
+    handOffs.sweepEarly();
+    assertEquals(0, handOffs.earlyMoves());
+  }
+
+  @Test
+  void earlyMarkersOfASupersededMoveAreForgottenWhenTheNextMoveBegins() {
+    handOffs.marker("s1", 1, "r1");
+    handOffs.marker("s2", 1, "r1");
+    handOffs.begin("s1", 2, "shard-s1", Set.of("r1"), SELF);
+    assertEquals(1, handOffs.earlyMoves(), "only the other shard's move is still kept");
+  }
 }

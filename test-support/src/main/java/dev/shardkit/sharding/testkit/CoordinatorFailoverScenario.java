@@ -6,15 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.ClusterSharding;
 import dev.shardkit.sharding.ClusterShardingStats;
-import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.EntityTypeKey;
-import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.StableHashMessageExtractor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -64,18 +61,9 @@ public abstract class CoordinatorFailoverScenario {
       }
       // Shards placed on demand: the new shards are first asked for during the gap, so giving them
       // a home takes a write to the store under test.
-      for (ActorSystem<Void> s : cluster.systems()) {
-        ClusterSharding.get(s).start(Entity.of(key, ledger::entity)
-            .withSettings(ShardingSettings.create(s).withNumberOfShards(SHARDS).withPlaceAllShardsAtStart(false)));
-      }
-      TestCluster.await(Duration.ofSeconds(30), () -> cluster.coordinatorRunsOn(0, typeName),
-          "the coordinator runs on the oldest node");
-      Map<String, ActorSystem<?>> senders = new LinkedHashMap<>();
-      Map<String, ActorSystem<?>> newSenders = new LinkedHashMap<>();
-      for (int i = 1; i < 4; i++) {
-        senders.put("n" + i, cluster.system(i));
-        newSenders.put("new" + i, cluster.system(i));
-      }
+      ledger.startOnDemand(cluster, key, SHARDS);
+      Map<String, ActorSystem<?>> senders = Ledger.senders("n", cluster, 1, 4);
+      Map<String, ActorSystem<?>> newSenders = Ledger.senders("new", cluster, 1, 4);
 
       // Every used shard gets a home (on all four nodes) and every sender learns it.
       Traffic warmUp = new Traffic(senders, key, oldIds, PAUSE);

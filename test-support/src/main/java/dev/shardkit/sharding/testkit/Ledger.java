@@ -1,12 +1,19 @@
 package dev.shardkit.sharding.testkit;
 
+import dev.shardkit.sharding.ClusterSharding;
+import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.EntityContext;
+import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.ShardingSettings;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -36,6 +43,29 @@ public final class Ledger {
   private final Map<String, AtomicInteger> live = new ConcurrentHashMap<>();
   private final Set<String> doubleIncarnations = ConcurrentHashMap.newKeySet();
   private final Map<String, AtomicInteger> incarnations = new ConcurrentHashMap<>();
+
+  /**
+   * Starts {@code key} with this ledger's entities on every node of {@code cluster}, over
+   * {@code shards} shards placed on demand (so a shard's first use needs a write to the coordinator's
+   * store), and waits until the coordinator runs on the oldest node.
+   */
+  public void startOnDemand(TestCluster cluster, EntityTypeKey<Command> key, int shards) {
+    for (ActorSystem<Void> s : cluster.systems()) {
+      ClusterSharding.get(s).start(Entity.of(key, this::entity)
+          .withSettings(ShardingSettings.create(s).withNumberOfShards(shards).withPlaceAllShardsAtStart(false)));
+    }
+    TestCluster.await(Duration.ofSeconds(30), () -> cluster.coordinatorRunsOn(0, key.name()),
+        "the coordinator runs on the oldest node");
+  }
+
+  /** Senders named {@code prefix + i} for the nodes {@code from} to {@code to - 1} of {@code cluster}. */
+  public static Map<String, ActorSystem<?>> senders(String prefix, TestCluster cluster, int from, int to) {
+    Map<String, ActorSystem<?>> senders = new LinkedHashMap<>();
+    for (int i = from; i < to; i++) {
+      senders.put(prefix + i, cluster.system(i));
+    }
+    return senders;
+  }
 
   /** The entity behavior that records into this ledger. */
   public Behavior<Command> entity(EntityContext<Command> ctx) {

@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.internal;
 
+import dev.shardkit.sharding.CoordinatorBacklog;
 import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
@@ -37,7 +38,8 @@ import org.slf4j.Logger;
 /**
  * The singleton that decides where shards live, one per entity type, on the oldest node of the
  * type's role: an actor shell around {@link Placement}, {@link HandOffTracker},
- * {@link CoordinatorWrites}, {@link CoordinatorAnswers}, {@link Settling}, {@link RebalanceRounds} and {@link MemberSnapshot}.
+ * {@link CoordinatorWrites}, {@link CoordinatorAnswers}, {@link Settling}, {@link RebalanceRounds}
+ * and {@link MemberSnapshot}.
  * Every change is decided, stored through the {@link CoordinatorStateStore} (by its
  * {@link CoordinatorStoreLink}), then announced, so a successor that loads the store never gives a
  * shard a second home.
@@ -62,9 +64,8 @@ final class ShardCoordinator {
 
   private enum RebalanceTick implements NoSerializationVerificationNeeded { INSTANCE }
 
-  /** Asks for a {@link dev.shardkit.sharding.CoordinatorBacklog}. Local only. */
-  public record GetBacklog(ActorRef<dev.shardkit.sharding.CoordinatorBacklog> replyTo)
-      implements NoSerializationVerificationNeeded {}
+  /** Asks for a {@link CoordinatorBacklog}. Local only. */
+  public record GetBacklog(ActorRef<CoordinatorBacklog> replyTo) implements NoSerializationVerificationNeeded {}
 
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;
@@ -107,7 +108,7 @@ final class ShardCoordinator {
           spec.typeName(), coordinator.cluster.selfAddress(), spec.store().describe(), spec.strategy());
       return Behaviors.intercept(() -> new CloseStoreOnStop(spec.store()),
           CoordinatorLoading.behavior(spec, ctx, timers, stash, coordinator.answers.stashFull(),
-          coordinator::onLoaded));
+              coordinator::onLoaded));
     })));
   }
 

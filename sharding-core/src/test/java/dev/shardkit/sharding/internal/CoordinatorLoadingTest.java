@@ -3,6 +3,7 @@ package dev.shardkit.sharding.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import dev.shardkit.sharding.CoordinatorBacklog;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.Test;
@@ -50,5 +52,28 @@ class CoordinatorLoadingTest {
     assertEquals(List.of(new ShardHomeAllocated("a", region.ref())), store.completeNext().events());
     assertEquals(new ShardHome("a", region.ref()), region.receiveMessage(),
         "acknowledged once: the repeated registration waited only once");
+  }
+
+  @Test
+  void requestsBeyondTheStashAreRefusedCountedAndWarnedAboutOncePerLoad() throws Exception {
+    ActorTestKit testKit = refs.testKit();
+    ManualStateStore store = new ManualStateStore(true);
+    // A buffer size of 0 leaves the stash at its floor of 1000.
+    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
+        .withRebalanceInterval(Duration.ofHours(1)).withBufferSize(0);
+    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("stash-full", settings,
+        new LeastShardAllocationStrategy(), store, Optional.empty(), 0)));
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    LoggingTestKit.warn("its stash of 1000 messages").withMessageContains("[stash-full]").withOccurrences(1)
+        .expect(testKit.system(), () -> {
+          for (int i = 0; i < 1010; i++) {
+            coordinator.tell(new GetShardHome("s" + i, region.ref()));
+          }
+          return null;
+        });
+    store.nextLoad().complete(CoordinatorState.empty());
+    TestProbe<CoordinatorBacklog> backlog = testKit.createTestProbe(CoordinatorBacklog.class);
+    coordinator.tell(new ShardCoordinator.GetBacklog(backlog.ref()));
+    assertEquals(10, backlog.receiveMessage().refusedRequests(), "the ten beyond the stash were counted");
   }
 }

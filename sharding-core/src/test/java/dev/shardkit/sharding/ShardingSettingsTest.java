@@ -308,4 +308,18 @@ class ShardingSettingsTest {
         "number-of-entities");
     assertRejected("entity-restart-backoff = 5s, entity-restart-backoff-max = 1s", "entity-restart-backoff-max");
   }
+
+  @Test
+  void coordinatorPendingAnswersLimitHasADefaultIsReadAndIsValidated() {
+    assertEquals(10000, defaults().coordinatorPendingAnswersLimit());
+    assertEquals(5, defaults().withCoordinatorPendingAnswersLimit(5).coordinatorPendingAnswersLimit());
+    assertRejected("coordinator-pending-answers-limit = 0", "coordinator-pending-answers-limit");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> defaults().withCoordinatorPendingAnswersLimit(0));
+    assertTrue(e.getMessage().contains("coordinator-pending-answers-limit must be at least 1, got 0"), e.getMessage());
+    Config without = reference().withoutPath("coordinator-pending-answers-limit");
+    IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+        () -> ShardingSettings.fromConfig(without));
+    assertTrue(missing.getMessage().contains("coordinator-pending-answers-limit"), missing.getMessage());
+  }
 }

@@ -12,7 +12,9 @@ import org.slf4j.Logger;
  * store is with other writes; a home decided but not stored yet is answered once the store holds
  * it, each (shard, region) once however often the region asks ({@link PendingHomeAnswers}), so a
  * store outage under retrying regions costs memory bounded by what is asked for, not by its
- * length. Requests refused because a queue is full (the stash while loading, the queue of
+ * length. A pending answer whose shard began a hand-off meanwhile is dropped rather than sent:
+ * the old home it would name is on its way out, and the region, asking again, waits for the new
+ * one. Requests refused because a queue is full (the stash while loading, the queue of
  * requests waiting for settling to end, the pending answers) are counted and warned about once per
  * episode ({@link OverflowEpisode}), naming the entity type and the limit; the regions ask again.
  * Called from inside the coordinator actor; not thread-safe.
@@ -22,15 +24,18 @@ final class CoordinatorAnswers {
   private final int stashCapacity;
   private final int pendingLimit;
   private final Logger log;
+  private final HandOffTracker handOffs;
   private final PendingHomeAnswers<ActorRef<Object>> pending;
   private final OverflowEpisode stashFull = new OverflowEpisode();
   private final OverflowEpisode settlingFull = new OverflowEpisode();
 
-  CoordinatorAnswers(CoordinatorSpec spec, Logger log) {
+  /** @param handOffs the coordinator's hand-offs in progress */
+  CoordinatorAnswers(CoordinatorSpec spec, Logger log, HandOffTracker handOffs) {
     this.typeName = spec.typeName();
     this.stashCapacity = spec.stashCapacity();
     this.pendingLimit = spec.settings().coordinatorPendingAnswersLimit();
     this.log = log;
+    this.handOffs = handOffs;
     this.pending = new PendingHomeAnswers<>(pendingLimit);
   }
 
@@ -68,8 +73,9 @@ final class CoordinatorAnswers {
 
   /** A write is stored: answers the requests whose homes the store holds now. */
   private void answerPending(CoordinatorWrites writes, CoordinatorStoreLink store) {
-    PendingHomeAnswers.Answered<ActorRef<Object>> answered = pending.answer(writes::settledHome,
-        writes.decided().shards()::containsKey);
+    PendingHomeAnswers.Answered<ActorRef<Object>> answered = pending.answer(
+        id -> handOffs.inProgress(id) ? null : writes.settledHome(id),
+        id -> !handOffs.inProgress(id) && writes.decided().shards().containsKey(id));
     answered.answers().forEach(a -> a.region().tell(new ShardHome(a.shardId(), a.home())));
     if (answered.again()) {
       store.afterDurable(() -> answerPending(writes, store));

@@ -98,7 +98,7 @@ final class ShardCoordinator {
         (problem, cause) -> log.error("Coordinator of [{}]: {}", typeName, problem, cause));
     this.handOffs = new HandOffTracker(spec.handOffIds());
     this.rounds = new RebalanceRounds(spec.settings().rebalanceInterval());
-    this.answers = new CoordinatorAnswers(spec, log);
+    this.answers = new CoordinatorAnswers(spec, log, handOffs);
   }
 
   public static Behavior<Object> create(CoordinatorSpec spec) {

@@ -8,9 +8,12 @@ import dev.shardkit.sharding.CoordinatorBacklog;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.ManualStateStore.Write;
+import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import java.time.Duration;
@@ -156,5 +159,33 @@ class CoordinatorPendingAnswersTest {
     // A refused region asks again: answered at once now that the home is stored.
     coordinator.tell(new GetShardHome("s5", region.ref()));
     assertEquals("s5", ((ShardHome) region.receiveMessage()).shardId());
+  }
+
+  @Test
+  void aPendingAnswerWhoseShardBeganAHandOffMeanwhileIsNotSent() throws Exception {
+    ManualStateStore store = new ManualStateStore();
+    ActorRef<Object> coordinator = coordinator("handed-off", store, s -> s);
+    TestProbe<Object> r1 = region(coordinator, store);
+    // A proxy, so that it is told of hand-offs.
+    TestProbe<Object> r2 = testKit.createTestProbe(Object.class);
+    coordinator.tell(new RegisterProxy(r2.ref()));
+    store.next().done().complete(null);
+    r2.expectMessageClass(RegisterAck.class);
+    coordinator.tell(new GetShardHome("x", r1.ref()));
+    Write allocation = store.next();
+    coordinator.tell(new GetShardHome("x", r2.ref()));
+    // Decided after the pending answer: its answering waits for the write after the allocation.
+    TestProbe<Object> r3 = testKit.createTestProbe(Object.class);
+    coordinator.tell(new Register(r3.ref(), Set.of()));
+    allocation.done().complete(null);
+    assertEquals(new ShardHome("x", r1.ref()), r1.receiveMessage());
+    Write registration = store.next();
+
+    // x's home is stored; r1 shuts down and x begins its hand-off before the answering runs.
+    coordinator.tell(new GracefulShutdownReq(r1.ref()));
+    assertEquals("x", r2.expectMessageClass(BeginHandOff.class).shardId());
+    registration.done().complete(null);
+    r2.expectNoMessage(Duration.ofMillis(300));
+    assertEquals(0, backlog(coordinator).pendingAnswers(), "forgotten: asked again, it waits for the new home");
   }
 }

@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.internal;
 
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.BehaviorInterceptor;
 import org.apache.pekko.actor.typed.Signal;
@@ -64,22 +65,20 @@ final class HandlerFailures extends BehaviorInterceptor<Object, Object> {
 
   @Override
   public Behavior<Object> aroundReceive(TypedActorContext<Object> ctx, Object msg, ReceiveTarget<Object> target) {
-    try {
-      return target.apply(ctx, msg);
-    } catch (Exception e) {
-      if (resumes(ctx, msg, e)) {
-        return Behaviors.same();
-      }
-      throw e;
-    }
+    return guarded(ctx, msg, () -> target.apply(ctx, msg));
   }
 
   @Override
   public Behavior<Object> aroundSignal(TypedActorContext<Object> ctx, Signal signal, SignalTarget<Object> target) {
+    return guarded(ctx, signal, () -> target.apply(ctx, signal));
+  }
+
+  /** Runs the handler of {@code handled}; if it throws, reports it and resumes or rethrows. */
+  private Behavior<Object> guarded(TypedActorContext<Object> ctx, Object handled, Supplier<Behavior<Object>> handler) {
     try {
-      return target.apply(ctx, signal);
+      return handler.get();
     } catch (Exception e) {
-      if (resumes(ctx, signal, e)) {
+      if (resumes(ctx, handled, e)) {
         return Behaviors.same();
       }
       throw e;

@@ -38,14 +38,8 @@ final class CoordinatorRestarts {
     Behavior<Object> reported = HandlerFailures.around(coordinator, HandlerFailures.Then.RESTART,
         (ctx, failed, cause) -> ctx.getLog().error("Coordinator of [{}] failed handling {} ({}); it starts again "
                 + "in {} ms or more (coordinator-failure-backoff) and reloads its state from the store",
-            spec.typeName(), describe(failed), cause.toString(), settings.coordinatorFailureBackoffMin().toMillis(),
-            cause));
-    return Behaviors.supervise(reported).onFailure(Exception.class,
-        strategy(settings, spec.stashCapacity()));
-  }
-
-  /** The failed message's type (its content may be large, or user data). */
-  static String describe(Object failed) {
-    return failed instanceof String s ? s : "a message of type " + failed.getClass().getName();
+            spec.typeName(), HandlerFailures.describe(failed), cause.toString(),
+            settings.coordinatorFailureBackoffMin().toMillis(), cause));
+    return Behaviors.supervise(reported).onFailure(Exception.class, strategy(settings, spec.stashCapacity()));
   }
 }

@@ -85,6 +85,11 @@ final class HandlerFailures extends BehaviorInterceptor<Object, Object> {
     }
   }
 
+  /** How a report names what failed: the message's type (its content may be large, or user data). */
+  static String describe(Object failed) {
+    return failed instanceof String s ? s : "a message of type " + failed.getClass().getName();
+  }
+
   /** Reports the failure; true if the actor carries on. */
   private boolean resumes(TypedActorContext<Object> ctx, Object failed, Exception e) {
     try {

@@ -14,10 +14,11 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * Keeps the state in this instance only: a coordinator that moves to another node starts empty
  * there and rebuilds the shard table from the regions' registrations, which report the shards
  * they host; a coordinator that restarts in place after a failure gets the same instance and
- * reloads what it stored (its regions do not register again: to them it never went away). Right for tests and single-node use; with
- * several nodes it is safe only while every live region registers with a new coordinator within
- * {@code coordinator-settle-timeout} (one that cannot is not known to host its shards, which could
- * then be placed a second time). Durable store modes do not depend on that.
+ * reloads what it stored (its regions do not register again: to them it never went away). Right
+ * for tests and single-node use; with several nodes it is safe only while every live region
+ * registers with a new coordinator within {@code coordinator-settle-timeout} (one that cannot is
+ * not known to host its shards, which could then be placed a second time). Durable store modes do
+ * not depend on that.
  *
  * <p>Internal API: public because its provider is named in the configuration; not for applications,
  * and it may change in any release.

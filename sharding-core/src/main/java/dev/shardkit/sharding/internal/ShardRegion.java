@@ -119,7 +119,7 @@ final class ShardRegion {
    */
   private void handlerFailed(ActorContext<Object> ctx, Object failed, Exception cause) {
     log.error("Entity type [{}]: region failed handling {} ({}); it drops that message and keeps routing",
-        spec.typeName(), CoordinatorRestarts.describe(failed), cause.toString(), cause);
+        spec.typeName(), HandlerFailures.describe(failed), cause.toString(), cause);
     Object dropped = failed instanceof Deliver d ? d.message() : failed;
     if (failed instanceof RegionHandle.ViaRegion via) {
       spec.handle().routed(via);

@@ -14,12 +14,17 @@ import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -85,7 +90,7 @@ class CoordinatorRestartTest {
     ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("restarting", settings,
         new BoomStrategy(), store, Optional.empty(), 0)));
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
-    store.nextLoad().complete(dev.shardkit.sharding.spi.CoordinatorState.empty());
+    store.nextLoad().complete(CoordinatorState.empty());
     coordinator.tell(new Register(region.ref(), Set.of()));
     Write registration = store.completeNext();
     assertInstanceOf(RegisterAck.class, region.receiveMessage());
@@ -107,6 +112,44 @@ class CoordinatorRestartTest {
     region.expectNoMessage(Duration.ofMillis(300));
     again.done().complete(null);
     assertEquals(new ShardHome("s1", region.ref()), region.receiveMessage());
+  }
+
+  @Test
+  void aCoordinatorWhoseStoreThrowsWhileLoadingStartsAgainAndLoads() throws Exception {
+    ManualStateStore manual = new ManualStateStore(true);
+    AtomicInteger loads = new AtomicInteger();
+    // The first load throws from the call itself, not as a failed stage.
+    CoordinatorStateStore store = new CoordinatorStateStore() {
+      @Override
+      public CompletionStage<CoordinatorState> load() {
+        if (loads.incrementAndGet() == 1) {
+          throw CoordinatorRestartTest.<RuntimeException>sneaky(new IOException("the first load fails on purpose"));
+        }
+        return manual.load();
+      }
+
+      @Override
+      public CompletionStage<Void> store(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
+        return manual.store(events, stateAfter);
+      }
+
+      @Override
+      public String describe() {
+        return "throws on its first load";
+      }
+    };
+    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
+        .withRebalanceInterval(Duration.ofHours(1))
+        .withCoordinatorFailureBackoff(Duration.ofMillis(100), Duration.ofMillis(100));
+    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("load-fails", settings,
+        new BoomStrategy(), store, Optional.empty(), 0)));
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    // Sent while it fails and waits to start again: kept for the next incarnation.
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    manual.nextLoad().complete(CoordinatorState.empty());
+    manual.completeNext();
+    assertInstanceOf(RegisterAck.class, region.receiveMessage());
+    assertEquals(2, loads.get(), "loaded again after the failure");
   }
 
   @SuppressWarnings("unchecked")

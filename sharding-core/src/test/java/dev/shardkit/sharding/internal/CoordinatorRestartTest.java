@@ -81,14 +81,19 @@ class CoordinatorRestartTest {
     }
   }
 
-  @Test
-  void aRestartedCoordinatorReloadsAndIgnoresTheLateAnswerToItsPredecessorsWrite() throws Exception {
-    ManualStateStore store = new ManualStateStore(true);
+  /** A coordinator that settles at once, never rebalances, and restarts 100 ms after a failure. */
+  private static ActorRef<Object> coordinator(String typeName, CoordinatorStateStore store) {
     ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
         .withRebalanceInterval(Duration.ofHours(1))
         .withCoordinatorFailureBackoff(Duration.ofMillis(100), Duration.ofMillis(100));
-    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("restarting", settings,
-        new BoomStrategy(), store, Optional.empty(), 0)));
+    return testKit.spawn(ShardCoordinator.create(new CoordinatorSpec(typeName, settings, new BoomStrategy(), store,
+        Optional.empty(), 0)));
+  }
+
+  @Test
+  void aRestartedCoordinatorReloadsAndIgnoresTheLateAnswerToItsPredecessorsWrite() throws Exception {
+    ManualStateStore store = new ManualStateStore(true);
+    ActorRef<Object> coordinator = coordinator("restarting", store);
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
     store.nextLoad().complete(CoordinatorState.empty());
     coordinator.tell(new Register(region.ref(), Set.of()));
@@ -138,11 +143,7 @@ class CoordinatorRestartTest {
         return "throws on its first load";
       }
     };
-    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
-        .withRebalanceInterval(Duration.ofHours(1))
-        .withCoordinatorFailureBackoff(Duration.ofMillis(100), Duration.ofMillis(100));
-    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("load-fails", settings,
-        new BoomStrategy(), store, Optional.empty(), 0)));
+    ActorRef<Object> coordinator = coordinator("load-fails", store);
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
     // Sent while it fails and waits to start again: kept for the next incarnation.
     coordinator.tell(new Register(region.ref(), Set.of()));

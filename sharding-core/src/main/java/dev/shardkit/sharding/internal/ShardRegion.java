@@ -467,13 +467,18 @@ final class ShardRegion {
   /** A batch from another region's link: delivered if it is the next in that link's sequence. */
   private void onDeliveryBatch(DeliveryBatch batch) {
     links.receive(batch, routing.table().localHeld(), item -> {
-      if (item instanceof Deliver d) {
-        onDeliver(d);
-      } else if (item instanceof HandOffMarker m) {
-        onHandOffMarker(m);
-      } else if (item instanceof ShardingProtocol.UndeliverableItem u) {
-        drop(u, "a message for entity [" + u.entityId() + "] from " + batch.link().path().address()
-            + " could not be read: " + u.reason());
+      try {
+        if (item instanceof Deliver d) {
+          onDeliver(d);
+        } else if (item instanceof HandOffMarker m) {
+          onHandOffMarker(m);
+        } else if (item instanceof ShardingProtocol.UndeliverableItem u) {
+          drop(u, "a message for entity [" + u.entityId() + "] from " + batch.link().path().address()
+              + " could not be read: " + u.reason());
+        }
+      } catch (Exception e) {
+        // The batch counts as delivered once taken: an item that fails costs only itself, not the rest.
+        handlerFailed(context, item, e);
       }
     });
   }

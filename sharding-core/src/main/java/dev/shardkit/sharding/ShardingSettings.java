@@ -40,6 +40,9 @@ public final class ShardingSettings {
     Duration recoveryFrequency;
     Duration entityRestartBackoff;
     Duration entityRestartBackoffMax;
+    Duration coordinatorFailureBackoffMin;
+    Duration coordinatorFailureBackoffMax;
+    double coordinatorFailureRandomFactor;
     boolean placeAllShardsAtStart;
     int coordinatorPendingAnswersLimit;
     RemoteDeliverySettings remoteDelivery;
@@ -79,6 +82,12 @@ public final class ShardingSettings {
     require(!b.entityRestartBackoff.isNegative(), "entity-restart-backoff must not be negative");
     require(b.entityRestartBackoffMax.compareTo(b.entityRestartBackoff) >= 0,
         "entity-restart-backoff-max must not be below entity-restart-backoff, got " + b.entityRestartBackoffMax);
+    require(!b.coordinatorFailureBackoffMin.isNegative() && !b.coordinatorFailureBackoffMin.isZero(),
+        "coordinator-failure-backoff.min must be positive, got " + b.coordinatorFailureBackoffMin);
+    require(b.coordinatorFailureBackoffMax.compareTo(b.coordinatorFailureBackoffMin) >= 0,
+        "coordinator-failure-backoff.max must not be below its min, got " + b.coordinatorFailureBackoffMax);
+    require(b.coordinatorFailureRandomFactor >= 0 && b.coordinatorFailureRandomFactor <= 1,
+        "coordinator-failure-backoff.random-factor must be between 0 and 1, got " + b.coordinatorFailureRandomFactor);
     b.role = b.role.filter(r -> !r.isEmpty());
     java.util.Objects.requireNonNull(b.remoteDelivery, "remote-delivery");
     this.values = b;
@@ -139,6 +148,9 @@ public final class ShardingSettings {
       b.recoveryFrequency = c.getDuration("remember-entities-recovery.constant-rate.frequency");
       b.entityRestartBackoff = c.getDuration("entity-restart-backoff");
       b.entityRestartBackoffMax = c.getDuration("entity-restart-backoff-max");
+      b.coordinatorFailureBackoffMin = c.getDuration("coordinator-failure-backoff.min");
+      b.coordinatorFailureBackoffMax = c.getDuration("coordinator-failure-backoff.max");
+      b.coordinatorFailureRandomFactor = c.getDouble("coordinator-failure-backoff.random-factor");
       b.placeAllShardsAtStart = c.getBoolean("place-all-shards-at-start");
       b.coordinatorPendingAnswersLimit = c.getInt("coordinator-pending-answers-limit");
       b.remoteDelivery = RemoteDeliverySettings.fromConfig(c.getConfig("remote-delivery"));
@@ -271,6 +283,24 @@ public final class ShardingSettings {
     return values.entityRestartBackoff;
   }
 
+  /**
+   * How long a coordinator that failed (one of its handlers threw) waits before it starts again
+   * and reloads its state from the store (default 1s); it doubles for failures in a row.
+   */
+  public Duration coordinatorFailureBackoffMin() {
+    return values.coordinatorFailureBackoffMin;
+  }
+
+  /** The longest wait before a coordinator that keeps failing starts again (default 30s). */
+  public Duration coordinatorFailureBackoffMax() {
+    return values.coordinatorFailureBackoffMax;
+  }
+
+  /** How much each coordinator restart back-off is stretched at random, up to this fraction (default 0.2). */
+  public double coordinatorFailureRandomFactor() {
+    return values.coordinatorFailureRandomFactor;
+  }
+
   /** The longest back-off of an entity that keeps failing right after it starts (default 2m). */
   public Duration entityRestartBackoffMax() {
     return values.entityRestartBackoffMax;
@@ -346,6 +376,18 @@ public final class ShardingSettings {
     return with(b -> {
       b.entityRestartBackoff = backoff;
       b.entityRestartBackoffMax = max;
+    });
+  }
+
+  /**
+   * How long a coordinator that failed waits before it starts again and reloads its state:
+   * {@code min} after the first failure, doubling for failures in a row up to {@code max}
+   * ({@code coordinator-failure-backoff}).
+   */
+  public ShardingSettings withCoordinatorFailureBackoff(Duration min, Duration max) {
+    return with(b -> {
+      b.coordinatorFailureBackoffMin = min;
+      b.coordinatorFailureBackoffMax = max;
     });
   }
 

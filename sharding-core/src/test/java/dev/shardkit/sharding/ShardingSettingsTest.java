@@ -157,6 +157,20 @@ class ShardingSettingsTest {
   }
 
   @Test
+  void coordinatorFailureBackoffDefaultsAndLimits() {
+    ShardingSettings s = defaults();
+    assertEquals(Duration.ofSeconds(1), s.coordinatorFailureBackoffMin());
+    assertEquals(Duration.ofSeconds(30), s.coordinatorFailureBackoffMax());
+    assertEquals(0.2, s.coordinatorFailureRandomFactor());
+    assertRejected("coordinator-failure-backoff.min = 0s", "coordinator-failure-backoff.min");
+    assertRejected("coordinator-failure-backoff.max = 500ms", "coordinator-failure-backoff.max");
+    assertRejected("coordinator-failure-backoff.random-factor = 1.5", "coordinator-failure-backoff.random-factor");
+    ShardingSettings changed = s.withCoordinatorFailureBackoff(Duration.ofMillis(100), Duration.ofSeconds(2));
+    assertEquals(Duration.ofMillis(100), changed.coordinatorFailureBackoffMin());
+    assertEquals(Duration.ofSeconds(2), changed.coordinatorFailureBackoffMax());
+  }
+
+  @Test
   void invalidStrategySettingsAreRejectedWhenRead() {
     // Not later, when ClusterSharding.start builds the strategy on some node, far from the config.
     assertRejected("least-shard-allocation-strategy.rebalance-threshold = 0", "rebalance-threshold");

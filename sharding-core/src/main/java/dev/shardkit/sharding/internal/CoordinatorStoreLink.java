@@ -30,15 +30,25 @@ final class CoordinatorStoreLink {
   /** A store's answer, or a retry's timer, on its way back to the coordinator. Local only. */
   sealed interface Reply extends NoSerializationVerificationNeeded {}
 
-  private enum Stored implements Reply { INSTANCE }
+  /**
+   * A store's answer names the link that asked: after a restart, the answer to the previous
+   * incarnation's write must not be taken for the answer to this one's. (Retry timers need no
+   * name: a restart cancels them.)
+   */
+  private sealed interface Answer extends Reply {
+    CoordinatorStoreLink link();
+  }
 
-  private record StoreFailed(List<CoordinatorEvent> events, Throwable cause) implements Reply {}
+  private record Stored(CoordinatorStoreLink link) implements Answer {}
+
+  private record StoreFailed(CoordinatorStoreLink link, List<CoordinatorEvent> events, Throwable cause)
+      implements Answer {}
 
   private enum RetryStore implements Reply { INSTANCE }
 
-  private record RememberedShards(Set<String> shardIds) implements Reply {}
+  private record RememberedShards(CoordinatorStoreLink link, Set<String> shardIds) implements Answer {}
 
-  private record RememberedShardsFailed(Throwable cause) implements Reply {}
+  private record RememberedShardsFailed(CoordinatorStoreLink link, Throwable cause) implements Answer {}
 
   private enum ReadRememberedShards implements Reply { INSTANCE }
 
@@ -71,7 +81,7 @@ final class CoordinatorStoreLink {
   /** Reads the shards that may have remembered entities; they come back through {@link #onReply}. */
   void readRememberedShards() {
     context.pipeToSelf(attempt(spec.rememberedShards().orElseThrow()),
-        (ids, error) -> error == null ? new RememberedShards(ids) : new RememberedShardsFailed(error));
+        (ids, error) -> error == null ? new RememberedShards(this, ids) : new RememberedShardsFailed(this, error));
   }
 
   /**
@@ -81,7 +91,10 @@ final class CoordinatorStoreLink {
    * @return the shards that may have remembered entities, if this is the read's answer
    */
   Optional<Set<String>> onReply(Reply reply) {
-    if (reply instanceof RememberedShards read) {
+    if (reply instanceof Answer answer && answer.link() != this) {
+      context.getLog().debug("Coordinator of [{}] ignores {}, an answer to its previous incarnation", spec.typeName(),
+          reply);
+    } else if (reply instanceof RememberedShards read) {
       readRetries.succeeded();
       return Optional.of(read.shardIds());
     } else if (reply instanceof RememberedShardsFailed f) {
@@ -100,7 +113,7 @@ final class CoordinatorStoreLink {
       timers.startSingleTimer(RetryStore.INSTANCE, backoff);
     } else if (reply == RetryStore.INSTANCE) {
       write(writes.retry());
-    } else if (reply == Stored.INSTANCE) {
+    } else if (reply instanceof Stored) {
       writeRetries.succeeded();
       writes.written().forEach(Runnable::run);
       flush();
@@ -118,7 +131,7 @@ final class CoordinatorStoreLink {
 
   private void write(CoordinatorWrites.Batch batch) {
     context.pipeToSelf(attempt(() -> spec.store().store(batch.events(), batch.after())),
-        (ok, error) -> error == null ? Stored.INSTANCE : new StoreFailed(batch.events(), error));
+        (ok, error) -> error == null ? new Stored(this) : new StoreFailed(this, batch.events(), error));
   }
 
   /** A call that throws counts as a failed stage, so it is retried like one. */

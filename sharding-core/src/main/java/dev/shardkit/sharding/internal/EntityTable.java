@@ -258,6 +258,28 @@ final class EntityTable {
     return held.offer(entityId, message);
   }
 
+  /**
+   * Every message held, per entity, each entity's oldest first; none is held afterwards. For a
+   * shard that fails and hands them to its next incarnation.
+   */
+  public Map<String, List<Object>> takeAllHeld() {
+    Map<String, List<Object>> all = new LinkedHashMap<>();
+    for (String entityId : List.copyOf(held.keys())) {
+      all.put(entityId, held.drain(entityId));
+    }
+    return all;
+  }
+
+  /** Whether the shard is handing off: its entities are being stopped for good. */
+  public boolean handingOff() {
+    return handingOff;
+  }
+
+  /** The shard's share of the active-entity limit; {@code Integer.MAX_VALUE} for none. */
+  public int limit() {
+    return limit;
+  }
+
   /** The messages held for an entity, oldest first; they are no longer held. */
   public List<Object> takeHeld(String entityId) {
     return held.drain(entityId);

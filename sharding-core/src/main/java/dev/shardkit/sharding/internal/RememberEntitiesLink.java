@@ -85,6 +85,9 @@ final class RememberEntitiesLink {
 
   /** A batch is written: the next one starts. @return the entities whose start it wrote */
   Set<String> written(Written written) {
+    if (!updates.inFlight(written.batch())) {
+      return Set.of(); // the answer to a write of the shard's previous incarnation
+    }
     updates.written();
     writes.succeeded();
     flush();
@@ -92,6 +95,9 @@ final class RememberEntitiesLink {
   }
 
   void writeFailed(WriteFailed failed) {
+    if (!updates.inFlight(failed.batch())) {
+      return;
+    }
     updates.failed();
     Duration retry = writes.failed();
     ctx.getLog().warn("{} could not write {} remembered-entity change(s) to {} ({}); retrying in {} ms, new "

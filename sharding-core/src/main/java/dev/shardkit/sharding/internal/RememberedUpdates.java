@@ -95,6 +95,11 @@ final class RememberedUpdates {
     return inFlight;
   }
 
+  /** Whether {@code batch} is the write in flight (and not one of an earlier incarnation of the shard). */
+  public boolean inFlight(Batch batch) {
+    return inFlight != null && inFlight == batch;
+  }
+
   /** Whether a write is in flight. */
   public boolean writing() {
     return inFlight != null;

@@ -24,6 +24,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ChildFailed;
 import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.PreRestart;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -63,6 +64,7 @@ final class Shard {
   private final RememberEntitiesLink store;
   private final Recency recency;
   private final long idleNanos;
+  private final ShardCarryOver carried;
 
   /*
    * The shard schedules its few timed messages itself, rather than through a timer scheduler,
@@ -77,7 +79,8 @@ final class Shard {
   private long limitPassivations;
 
   private Shard(ActorContext<Object> ctx, RegionSpec spec, String shardId, ActorRef<Object> region,
-      int entityLimit, DropReporter drops) {
+      int entityLimit, DropReporter drops, ShardCarryOver carried) {
+    this.carried = carried;
     this.ctx = ctx;
     this.typeKey = spec.typeKey();
     this.shardId = shardId;
@@ -103,14 +106,31 @@ final class Shard {
    */
   public static Behavior<Object> create(RegionSpec spec, String shardId, ActorRef<Object> region, int entityLimit,
       DropReporter drops) {
-    return Behaviors.setup(ctx -> {
-      Shard shard = new Shard(ctx, spec, shardId, region, entityLimit, drops);
-      if (spec.rememberEntities().isEmpty()) {
-        return shard.running();
+    ShardCarryOver carried = new ShardCarryOver(entityLimit);
+    return ShardRestarts.supervised(spec, shardId, drops, Behaviors.setup(ctx -> {
+      ShardCarryOver.Taken taken = carried.take();
+      Shard shard = new Shard(ctx, spec, shardId, region, taken.entityLimit(), drops, carried);
+      boolean storeRead = spec.rememberEntities().isEmpty();
+      if (!storeRead) {
+        shard.store.load();
       }
-      shard.store.load();
-      return shard.loading();
-    });
+      Behavior<Object> state = storeRead ? shard.running() : shard.loading();
+      return shard.resume(taken, storeRead, state);
+    }));
+  }
+
+  /** A restarted incarnation takes over what the failed one held, before its mailbox; see {@link ShardRestarts}. */
+  private Behavior<Object> resume(ShardCarryOver.Taken taken, boolean storeRead, Behavior<Object> state) {
+    taken.held().forEach((entityId, messages) -> messages.forEach(m ->
+        deliver(new Deliver(typeKey.name(), shardId, entityId, m), storeRead)));
+    return taken.handingOff() ? handOff(storeRead) : state;
+  }
+
+  /** Failed: the next incarnation gets what this one held (its entities are stopped before it starts). */
+  private Behavior<Object> preRestart() {
+    postStop();
+    carried.keep(entities.takeAllHeld(), entities.handingOff(), entities.limit());
+    return Behaviors.same();
   }
 
   // ---- the states
@@ -199,6 +219,7 @@ final class Shard {
           return Behaviors.same();
         })
         .onSignal(PostStop.class, s -> postStop())
+        .onSignal(PreRestart.class, s -> preRestart())
         .build();
   }
 

@@ -101,7 +101,12 @@ final class ShardCoordinator {
     this.answers = new CoordinatorAnswers(spec, log, handOffs);
   }
 
+  /** The coordinator, restarted with back-off if it throws ({@link CoordinatorRestarts}). */
   public static Behavior<Object> create(CoordinatorSpec spec) {
+    return CoordinatorRestarts.supervised(spec, incarnation(spec));
+  }
+
+  private static Behavior<Object> incarnation(CoordinatorSpec spec) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(spec.stashCapacity(), stash -> {
       ShardCoordinator coordinator = new ShardCoordinator(spec, ctx, timers);
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}",

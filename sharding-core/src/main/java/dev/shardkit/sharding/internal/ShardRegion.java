@@ -111,8 +111,23 @@ final class ShardRegion {
           .tell(Subscribe.create(ctx.getSelf().<MemberEvent>narrow(), MemberEvent.class));
       NodeGate.get(ctx.getSystem()).keeper().tell(new GateKeeper.Subscribe(ctx.getSelf()));
       region.registration.register();
-      return region.registering();
+      return HandlerFailures.around(region.registering(), HandlerFailures.Then.RESUME, region::handlerFailed);
     }));
+  }
+
+  /**
+   * One handler threw: the region keeps its table, its shards and what it holds, and counts only
+   * the message that failed as dropped (a slow-path message no longer counts as pending).
+   */
+  private void handlerFailed(ActorContext<Object> ctx, Object failed, Exception cause) {
+    log.error("Entity type [{}]: region failed handling {} ({}); it drops that message and keeps routing",
+        spec.typeName(), HandlerFailures.describe(failed), cause.toString(), cause);
+    Object dropped = failed instanceof Deliver d ? d.message() : failed;
+    if (failed instanceof RegionHandle.ViaRegion via) {
+      spec.handle().routed(via);
+      dropped = via.deliver().message();
+    }
+    drop(dropped, "the region failed handling it (" + cause + ")");
   }
 
   /** The name of a type's region actor, under {@code /system} on every node. */
@@ -455,13 +470,18 @@ final class ShardRegion {
   /** A batch from another region's link: delivered if it is the next in that link's sequence. */
   private void onDeliveryBatch(DeliveryBatch batch) {
     links.receive(batch, routing.table().localHeld(), item -> {
-      if (item instanceof Deliver d) {
-        onDeliver(d);
-      } else if (item instanceof HandOffMarker m) {
-        onHandOffMarker(m);
-      } else if (item instanceof ShardingProtocol.UndeliverableItem u) {
-        drop(u, "a message for entity [" + u.entityId() + "] from " + batch.link().path().address()
-            + " could not be read: " + u.reason());
+      try {
+        if (item instanceof Deliver d) {
+          onDeliver(d);
+        } else if (item instanceof HandOffMarker m) {
+          onHandOffMarker(m);
+        } else if (item instanceof ShardingProtocol.UndeliverableItem u) {
+          drop(u, "a message for entity [" + u.entityId() + "] from " + batch.link().path().address()
+              + " could not be read: " + u.reason());
+        }
+      } catch (Exception e) {
+        // The batch counts as delivered once taken: an item that fails costs only itself, not the rest.
+        handlerFailed(context, item, e);
       }
     });
   }

@@ -82,4 +82,20 @@ class RememberedUpdatesTest {
     assertEquals(Set.of("a"), b.started());
     assertEquals(1, b.size());
   }
+
+  @Test
+  void onlyTheWriteInFlightIsRecognisedAsIt() {
+    // A shard that restarted has new updates; the answer to its previous incarnation's batch is not theirs.
+    RememberedUpdates previous = new RememberedUpdates();
+    previous.started("a");
+    Batch old = previous.nextBatch();
+    RememberedUpdates u = new RememberedUpdates();
+    assertFalse(u.inFlight(old));
+    u.started("a");
+    Batch current = u.nextBatch();
+    assertFalse(u.inFlight(old), "an equal batch of another incarnation is not the one in flight");
+    assertTrue(u.inFlight(current));
+    u.written();
+    assertFalse(u.inFlight(current));
+  }
 }

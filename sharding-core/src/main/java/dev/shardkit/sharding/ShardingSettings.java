@@ -41,6 +41,7 @@ public final class ShardingSettings {
     Duration entityRestartBackoff;
     Duration entityRestartBackoffMax;
     boolean placeAllShardsAtStart;
+    int maxShards;
     RemoteDeliverySettings remoteDelivery;
 
     Builder copy() {
@@ -55,6 +56,7 @@ public final class ShardingSettings {
   private ShardingSettings(Builder b) {
     require(b.numberOfShards >= 1, "number-of-shards must be at least 1, got " + b.numberOfShards);
     require(b.bufferSize >= 0, "buffer-size must not be negative, got " + b.bufferSize);
+    require(b.maxShards >= 1, "max-shards must be at least 1, got " + b.maxShards);
     require(!b.retryInterval.isNegative() && !b.retryInterval.isZero(),
         "retry-interval must be positive, got " + b.retryInterval);
     require(b.stateStoreMode != null && !b.stateStoreMode.isBlank(), "state-store-mode must be set");
@@ -137,6 +139,7 @@ public final class ShardingSettings {
       b.entityRestartBackoff = c.getDuration("entity-restart-backoff");
       b.entityRestartBackoffMax = c.getDuration("entity-restart-backoff-max");
       b.placeAllShardsAtStart = c.getBoolean("place-all-shards-at-start");
+      b.maxShards = c.getInt("max-shards");
       b.remoteDelivery = RemoteDeliverySettings.fromConfig(c.getConfig("remote-delivery"));
       try {
         b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
@@ -285,6 +288,16 @@ public final class ShardingSettings {
     return values.placeAllShardsAtStart;
   }
 
+  /**
+   * The most distinct shard ids the coordinator places for a type whose shard ids are not known in
+   * advance (a custom extractor); a shard beyond it is refused with a warning, and regions drop and
+   * count its messages (default 100000). Types with the built-in extractors refuse every id outside
+   * {@code 0..n-1} instead.
+   */
+  public int maxShards() {
+    return values.maxShards;
+  }
+
   /** How messages travel to entities on other nodes: batching, flow control, resends. */
   public RemoteDeliverySettings remoteDelivery() {
     return values.remoteDelivery;
@@ -333,6 +346,11 @@ public final class ShardingSettings {
 
   public ShardingSettings withNumberOfShards(int n) {
     return with(b -> b.numberOfShards = n);
+  }
+
+  /** @see #maxShards() */
+  public ShardingSettings withMaxShards(int max) {
+    return with(b -> b.maxShards = max);
   }
 
   public ShardingSettings withBufferSize(int size) {

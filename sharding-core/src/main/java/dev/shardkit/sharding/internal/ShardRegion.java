@@ -78,6 +78,7 @@ final class ShardRegion {
   /** Who asked for a graceful shutdown: told when the region stops. */
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
   private final RegionRegistration registration;
+  private final ShardIdBounds shardIds;
 
   private ShardRegion(ActorContext<Object> context, TimerScheduler<Object> timers, RegionSpec spec) {
     this.context = context;
@@ -98,6 +99,7 @@ final class ShardRegion {
     this.registration = new RegionRegistration(self, spec.coordinator(), spec.proxyOnly(), this::hostedShards,
         ActorRef::tell, coordinator -> context.watchWith(coordinator, new CoordinatorTerminated(coordinator)));
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
+    this.shardIds = ShardIdBounds.of(spec.typeName(), spec.extractor(), spec.settings().maxShards());
   }
 
   public static Behavior<Object> create(RegionSpec spec) {
@@ -109,7 +111,8 @@ final class ShardRegion {
           .tell(Subscribe.create(ctx.getSelf().<MemberEvent>narrow(), MemberEvent.class));
       NodeGate.get(ctx.getSystem()).keeper().tell(new GateKeeper.Subscribe(ctx.getSelf()));
       region.registration.register();
-      return region.registering();
+      return Behaviors.intercept(() -> new InvalidMessageFilter((m, why) -> region.drop(m, "dropping " + why)),
+          region.registering());
     }));
   }
 
@@ -197,6 +200,7 @@ final class ShardRegion {
         .onMessage(DeliveryLink.Closed.class, then(this::onLinkClosed, next))
         .onMessageEquals(LinksFlushedCheck.INSTANCE, next::get)
         .onMessage(ShardHome.class, then(this::onShardHome, next))
+        .onMessage(ShardingProtocol.ShardRefused.class, then(this::onShardRefused, next))
         .onMessage(RegionTerminated.class, then(t -> onRegionTerminated(t.region()), next))
         .onMessage(ReachabilityEvent.class, then(this::onNodeEvent, next))
         .onMessage(MemberEvent.class, then(this::onNodeEvent, next))
@@ -288,6 +292,11 @@ final class ShardRegion {
    *     message would be refused
    */
   private void route(Deliver deliver, boolean admitted) {
+    Optional<String> invalid = shardIds.atRegion(deliver.shardId(), deliver.entityId());
+    if (invalid.isPresent()) {
+      drop(deliver.message(), invalid.get());
+      return;
+    }
     RegionRouting.Route route = routing.route(deliver);
     if (route instanceof RegionRouting.ToShard toShard) {
       toShard.shard().tell(deliver);
@@ -354,6 +363,14 @@ final class ShardRegion {
     }
     reroute(routing.release(shardId));
     publish();
+  }
+
+  /** The coordinator will not place the shard: what is held for it is dropped, not asked for again. */
+  private void onShardRefused(ShardingProtocol.ShardRefused refused) {
+    if (routing.table().knownHome(refused.shardId()) == null) {
+      routing.release(refused.shardId()).forEach(d -> drop(d.message(), "the coordinator refused shard ["
+          + refused.shardId() + "] of entity [" + d.entityId() + "]: " + refused.reason()));
+    }
   }
 
   /**

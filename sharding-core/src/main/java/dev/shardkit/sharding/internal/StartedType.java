@@ -100,7 +100,7 @@ public final class StartedType {
       provider.startOnNode(system, name, settings);
     }
     if (createBehavior.isPresent()) {
-      startCoordinator(system, classic, name, settings, strategy, provider, remember, knownShards);
+      startCoordinator(system, classic, name, settings, strategy, provider, remember, knownShards, extractor);
     }
     ActorRef<Object> coordinator = Adapter.toTyped(classic.systemActorOf(
         ClusterSingletonProxy.props("/system/" + coordinatorName(name),
@@ -119,10 +119,11 @@ public final class StartedType {
 
   private static void startCoordinator(ActorSystem<?> system, ExtendedActorSystem classic, String name,
       ShardingSettings settings, ShardAllocationStrategy strategy, CoordinatorStateStoreProvider provider,
-      Optional<RememberEntitiesStoreProvider> remember, int knownShards) {
+      Optional<RememberEntitiesStoreProvider> remember, int knownShards, MessageExtractor<Object, Object> extractor) {
     org.apache.pekko.actor.Props coordinatorProps = Adapter.props(() -> ShardCoordinator.create(new CoordinatorSpec(
         name, settings, strategy, provider.create(system, name, settings),
-        remember.map(r -> () -> r.rememberedShards(system, name, settings)), knownShards)));
+        remember.map(r -> () -> r.rememberedShards(system, name, settings)), knownShards,
+        ShardIdBounds.of(name, extractor, settings.maxShards()))));
     classic.systemActorOf(
         ClusterSingletonManager.props(coordinatorProps, ShardCoordinator.Stop.INSTANCE,
             ClusterSingletonManagerSettings.create(classic).withRole(settings.role().orElse(null))),

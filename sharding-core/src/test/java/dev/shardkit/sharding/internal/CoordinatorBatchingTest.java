@@ -121,10 +121,12 @@ class CoordinatorBatchingTest {
     coordinator.tell(new GetShardHome("42", region.ref()));
     assertEquals(new ShardHome("42", region.ref()), region.receiveMessage());
     assertTrue(store.writes.isEmpty(), "a placed shard's home is answered without a write");
-    // Shards outside the known ids are still placed on demand.
+    // A shard outside the known ids is refused, not placed: the region is told why.
     coordinator.tell(new GetShardHome("extra", region.ref()));
-    Write extra = store.next();
-    assertEquals(List.of(new ShardHomeAllocated("extra", region.ref())), extra.events());
+    ShardingProtocol.ShardRefused refused = (ShardingProtocol.ShardRefused) region.receiveMessage();
+    assertEquals("extra", refused.shardId());
+    assertTrue(refused.reason().contains("[up-front]") && refused.reason().contains("0 to 99"), refused.reason());
+    assertTrue(store.writes.isEmpty(), "nothing is stored for a refused shard");
   }
 
   @Test

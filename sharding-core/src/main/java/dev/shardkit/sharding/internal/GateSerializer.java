@@ -34,6 +34,11 @@ import org.apache.pekko.actor.typed.ActorRefResolver;
  * append fields without a new format version; any other change needs one, and a manifest of a
  * newer version than this one's is refused with a {@link NotSerializableException} naming it.
  *
+ * <p>Every ref is required: {@link #toBinary} refuses a message without one with an
+ * {@link IllegalArgumentException} naming the field, and {@link #fromBinary} refuses bytes with an
+ * empty ref, truncated bytes and malformed modified UTF-8 with a {@link NotSerializableException}
+ * naming the manifest and what was wrong.
+ *
  * <p>Internal API: public because Pekko creates it from the configuration; not for applications,
  * and it may change in any release.
  */

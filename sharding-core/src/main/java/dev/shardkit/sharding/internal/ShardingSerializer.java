@@ -90,6 +90,7 @@ import scala.util.Try;
  *   <tr><td>{@code GD}</td><td>GracefulShutdownReq</td><td>ref region</td></tr>
  *   <tr><td>{@code DB}</td><td>DeliveryBatch</td><td>ref link, uvarlong seq, uvarint n, n &times; item</td></tr>
  *   <tr><td>{@code DA}</td><td>DeliveryAck</td><td>uvarlong seq, byte resend (0 or 1)</td></tr>
+ *   <tr><td>{@code HR}</td><td>ShardRefused</td><td>str shardId, str reason</td></tr>
  * </table>
  *
  * <p>In format 0 the elements marked &sect; are written without their length; everything else is
@@ -120,6 +121,20 @@ import scala.util.Try;
  * <p>A payload that cannot be serialized (no binding, only Java serialization while that is
  * disabled, or a failing serializer) fails {@link #toBinary} with an {@link IllegalArgumentException}
  * naming the payload's class and the entity it was for.
+ *
+ * <h2>Validation</h2>
+ *
+ * <p>Required are every shard and entity id (valid by {@link ShardIds}: neither null nor empty),
+ * a Deliver's type name and message, and every actor ref; {@link ProtocolFields} holds the rules.
+ * {@link #toBinary} refuses a message that lacks one with an {@link IllegalArgumentException}
+ * naming the message and the field, and {@link #fromBinary} refuses such bytes, and bytes that
+ * are truncated, hold a length beyond what follows, or hold malformed UTF-8 (overlong sequences
+ * included), with a {@link NotSerializableException} naming the manifest and what was wrong; it
+ * never allocates more than the bytes can hold, and throws nothing else. Three places are
+ * lenient on purpose: a batch item that breaks the rules becomes an {@link UndeliverableItem}
+ * (see above); a Register's hosted shards leave an invalid id out (it is a hint, and the
+ * registration matters more); and a ShardingEnvelope's entity id may be null or empty, because
+ * it is the application's and its extractor judges it.
  *
  * <p>Internal API: public because Pekko creates it from the configuration; not for applications,
  * and it may change in any release.

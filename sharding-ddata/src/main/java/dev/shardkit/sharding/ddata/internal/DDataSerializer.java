@@ -69,7 +69,11 @@ import dev.shardkit.sharding.internal.ShardkitSerializer;
  *
  * <p>Unknown manifests, unknown formats and bytes that are truncated or do not describe a valid
  * {@link CoordinatorState} fail {@link #fromBinary} with a {@link NotSerializableException} that
- * says which.
+ * says which; so does a region or proxy without its ref, naming the field. Shard ids follow
+ * {@link ShardIds}: {@link #toBinary} refuses a state with an invalid one (an
+ * {@link IllegalArgumentException} naming it), and {@link #fromBinary} leaves one that an older
+ * shardkit wrote out of the record, with an error in the log, rather than make the record (and
+ * with it every later coordinator's load) unreadable.
  */
 public final class DDataSerializer extends ShardkitSerializer {
   private static final Logger LOG = LoggerFactory.getLogger(DDataSerializer.class);

@@ -54,6 +54,15 @@ class CoordinatorBatchingTest {
         new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), knownShards)));
   }
 
+  /** A region (a probe) that has registered with the coordinator, its registration stored. */
+  private static TestProbe<Object> registered(ActorRef<Object> coordinator, ManualStateStore store) throws Exception {
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    store.next().done().complete(null);
+    assertInstanceOf(RegisterAck.class, region.receiveMessage());
+    return region;
+  }
+
   @Test
   void homesDecidedDuringAWriteAreStoredTogetherAndAnnouncedAfterwards() throws Exception {
     ManualStateStore store = new ManualStateStore();
@@ -133,10 +142,7 @@ class CoordinatorBatchingTest {
   void messagesWithoutTheirIdsOrRefsAreDroppedAndTheCoordinatorGoesOnServing() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("guarded", store, 0);
-    TestProbe<Object> region = testKit.createTestProbe(Object.class);
-    coordinator.tell(new Register(region.ref(), Set.of()));
-    store.next().done().complete(null);
-    assertInstanceOf(RegisterAck.class, region.receiveMessage());
+    TestProbe<Object> region = registered(coordinator, store);
     // Locally sent (no serializer checks them): each would throw in a handler.
     coordinator.tell(new GetShardHome("a", null));
     coordinator.tell(new GetShardHome("", region.ref()));
@@ -159,10 +165,7 @@ class CoordinatorBatchingTest {
         .withRebalanceInterval(Duration.ofHours(1)).withMaxShards(1);
     ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("capped", settings,
         new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), 0)));
-    TestProbe<Object> region = testKit.createTestProbe(Object.class);
-    coordinator.tell(new Register(region.ref(), Set.of()));
-    store.next().done().complete(null);
-    assertInstanceOf(RegisterAck.class, region.receiveMessage());
+    TestProbe<Object> region = registered(coordinator, store);
     coordinator.tell(new GetShardHome("a", region.ref()));
     store.next().done().complete(null);
     assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());

@@ -137,7 +137,7 @@ class WireFuzzTest {
     List<String> codes = goldens.stream().map(g -> WireManifest.parse(g.manifest()).code()).distinct().toList();
     long seed = SerializerFuzz.seed("WireFuzzTest (ShardingSerializer)");
     Report report = SerializerFuzz.run(serializer(messages.get(0)), goldens,
-        manifests(codes, ShardingSerializer.FORMAT), ProtocolFields::problem, seed, 100_000);
+        manifests(codes, ShardingSerializer.FORMAT), ProtocolFields::problem, seed, SerializerFuzz.inputs(100_000));
     assertOnlyRefusals("ShardingSerializer", report);
   }
 
@@ -156,7 +156,7 @@ class WireFuzzTest {
     long seed = SerializerFuzz.seed("WireFuzzTest (GateSerializer)");
     Report report = SerializerFuzz.run(serializer(messages.get(0)), goldens,
         manifests(List.of(GateSerializer.CONFIRM, GateSerializer.CONFIRMED), GateSerializer.FORMAT),
-        WireFuzzTest::gateProblem, seed, 20_000);
+        WireFuzzTest::gateProblem, seed, SerializerFuzz.inputs(20_000));
     assertOnlyRefusals("GateSerializer", report);
   }
 }

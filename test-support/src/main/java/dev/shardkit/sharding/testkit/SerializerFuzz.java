@@ -22,11 +22,13 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  * the bytes cannot hold.
  *
  * <p>The seed is printed; set the system property {@value #SEED_PROPERTY} to run the same inputs
- * again.
+ * again, and {@value #INPUTS_PROPERTY} to run more (or fewer) inputs than a test's CI default.
  */
 public final class SerializerFuzz {
   /** The system property that fixes the seed. */
   public static final String SEED_PROPERTY = "shardkit.fuzz.seed";
+  /** The system property that replaces a test's number of inputs, for a longer run outside CI. */
+  public static final String INPUTS_PROPERTY = "shardkit.fuzz.inputs";
   /**
    * What one call may allocate beyond {@link #BYTES_PER_INPUT_BYTE} per input byte: resolving an
    * actor ref and deserializing a payload through Pekko allocate a little whatever the input.
@@ -56,6 +58,12 @@ public final class SerializerFuzz {
     long seed = fixed != null ? Long.parseLong(fixed) : new SplittableRandom().nextLong();
     System.out.println(test + ": fuzzing with seed " + seed + " (run again with -D" + SEED_PROPERTY + "=" + seed + ")");
     return seed;
+  }
+
+  /** {@code ciDefault}, unless {@value #INPUTS_PROPERTY} says how many inputs to run. */
+  public static int inputs(int ciDefault) {
+    String inputs = System.getProperty(INPUTS_PROPERTY);
+    return inputs != null ? Integer.parseInt(inputs) : ciDefault;
   }
 
   /**

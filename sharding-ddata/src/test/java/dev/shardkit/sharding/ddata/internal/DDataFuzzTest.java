@@ -87,7 +87,7 @@ class DDataFuzzTest {
     goldens.add(new Golden(DDataSerializer.COORDINATOR_STATE, format1()));
     long seed = SerializerFuzz.seed("DDataFuzzTest");
     Report report = SerializerFuzz.run(serializer, goldens, List.of(DDataSerializer.COORDINATOR_STATE, "C2", "X"),
-        DDataFuzzTest::problem, seed, 100_000);
+        DDataFuzzTest::problem, seed, SerializerFuzz.inputs(100_000));
     assertTrue(report.failures().isEmpty(), "seed " + report.seed() + ": " + report.failures().size()
         + " input(s) broke the promise, e.g. " + report.failures().subList(0, Math.min(5, report.failures().size())));
     assertTrue(report.read() > report.inputs() / 100 && report.refused() > report.inputs() / 10,

@@ -105,7 +105,8 @@ final class ShardCoordinator {
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}",
           spec.typeName(), coordinator.cluster.selfAddress(), spec.store().describe(), spec.strategy());
       return Behaviors.intercept(() -> new CloseStoreOnStop(spec.store()),
-          Behaviors.intercept(() -> new InvalidMessageFilter(coordinator::drop),
+          Behaviors.intercept(
+              () -> new InvalidMessageFilter((m, why) -> coordinator.drop(m, "coordinator drops " + why)),
               CoordinatorLoading.behavior(spec, ctx, timers, stash, coordinator::onLoaded)));
     })));
   }

@@ -179,7 +179,7 @@ public final class StartedType {
    *     gives no shard id (each message names the entity type)
    */
   public <M> EntityRef<M> entityRefFor(EntityTypeKey<M> key, String entityId) {
-    if (entityId == null || entityId.isEmpty()) {
+    if (!ShardIds.isValid(entityId)) {
       throw new IllegalArgumentException("Entity id for entity type [" + key.name() + "] must not be "
           + (entityId == null ? "null" : "empty"));
     }
@@ -190,7 +190,7 @@ public final class StartedType {
       throw new IllegalArgumentException("The message extractor of entity type [" + key.name()
           + "] failed for entity id [" + entityId + "]: " + e, e);
     }
-    if (shardId == null || shardId.isEmpty()) {
+    if (!ShardIds.isValid(shardId)) {
       throw new IllegalArgumentException("The message extractor of entity type [" + key.name()
           + "] gave no shard id for entity id [" + entityId + "]");
     }

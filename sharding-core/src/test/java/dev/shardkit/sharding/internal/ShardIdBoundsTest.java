@@ -34,7 +34,8 @@ class ShardIdBoundsTest {
 
   @Test
   void invalidIdsAreRefusedEverywhere() {
-    assertEquals(Optional.of("dropping a message for entity [null]: the entity id is null"), capped.atRegion("1", null));
+    assertEquals(Optional.of("dropping a message for entity [null]: the entity id is null"),
+        capped.atRegion("1", null));
     assertEquals(Optional.of("dropping a message for entity [e]: the shard id is empty"), capped.atRegion("", "e"));
     assertEquals(Optional.of("the shard id is null"), known.atCoordinator(null, false, 0));
   }

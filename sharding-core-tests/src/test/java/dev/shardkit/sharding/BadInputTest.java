@@ -301,6 +301,23 @@ class BadInputTest {
   }
 
   @Test
+  void aDeliveryForAShardOutsideTheKnownIdsIsDroppedCountedAndNamed() throws Exception {
+    long before = ClusterSharding.get(cluster.system(0)).shardRegionState(KEY).toCompletableFuture()
+        .get(10, TimeUnit.SECONDS).droppedMessages();
+    TestProbe<Dropped> dropped = droppedProbe(cluster.system(0));
+    // The default extractor spreads ids over 1000 shards, "0" to "999": no other id is placed.
+    ActorRef<Object> checkedRegion = region0.unsafeUpcast();
+    checkedRegion.tell(new dev.shardkit.sharding.internal.ShardingProtocol.Deliver("Checked", "1000", "x",
+        new Msg("s", 1)));
+    Dropped d = dropped.expectMessageClass(Dropped.class, Duration.ofSeconds(5));
+    assertTrue(d.reason().contains("[Checked]") && d.reason().contains("[1000]") && d.reason().contains("0 to 999")
+        && d.reason().contains("entity [x]"), d.reason());
+    assertEquals(before + 1, ClusterSharding.get(cluster.system(0)).shardRegionState(KEY).toCompletableFuture()
+        .get(10, TimeUnit.SECONDS).droppedMessages());
+    othersStillServed(KEY, "o-");
+  }
+
+  @Test
   void statsListRegionsThatDoNotAnswerInTime() throws Exception {
     // An entity whose creation blocks its shard for three seconds: the region hosting it cannot
     // answer a one-second stats request, the other region can.

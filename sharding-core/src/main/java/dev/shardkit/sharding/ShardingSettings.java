@@ -45,6 +45,7 @@ public final class ShardingSettings {
     double coordinatorFailureRandomFactor;
     boolean placeAllShardsAtStart;
     int coordinatorPendingAnswersLimit;
+    int maxShards;
     RemoteDeliverySettings remoteDelivery;
 
     Builder copy() {
@@ -59,6 +60,7 @@ public final class ShardingSettings {
   private ShardingSettings(Builder b) {
     require(b.numberOfShards >= 1, "number-of-shards must be at least 1, got " + b.numberOfShards);
     require(b.bufferSize >= 0, "buffer-size must not be negative, got " + b.bufferSize);
+    require(b.maxShards >= 1, "max-shards must be at least 1, got " + b.maxShards);
     require(!b.retryInterval.isNegative() && !b.retryInterval.isZero(),
         "retry-interval must be positive, got " + b.retryInterval);
     require(b.stateStoreMode != null && !b.stateStoreMode.isBlank(), "state-store-mode must be set");
@@ -153,6 +155,7 @@ public final class ShardingSettings {
       b.coordinatorFailureRandomFactor = c.getDouble("coordinator-failure-backoff.random-factor");
       b.placeAllShardsAtStart = c.getBoolean("place-all-shards-at-start");
       b.coordinatorPendingAnswersLimit = c.getInt("coordinator-pending-answers-limit");
+      b.maxShards = c.getInt("max-shards");
       b.remoteDelivery = RemoteDeliverySettings.fromConfig(c.getConfig("remote-delivery"));
       try {
         b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
@@ -319,6 +322,16 @@ public final class ShardingSettings {
     return values.placeAllShardsAtStart;
   }
 
+  /**
+   * The most distinct shard ids the coordinator places for a type whose shard ids are not known in
+   * advance (a custom extractor); a shard beyond it is refused with a warning, and regions drop and
+   * count its messages (default 100000). Types with the built-in extractors refuse every id outside
+   * {@code 0..n-1} instead.
+   */
+  public int maxShards() {
+    return values.maxShards;
+  }
+
   /** How messages travel to entities on other nodes: batching, flow control, resends. */
   public RemoteDeliverySettings remoteDelivery() {
     return values.remoteDelivery;
@@ -393,6 +406,11 @@ public final class ShardingSettings {
 
   public ShardingSettings withNumberOfShards(int n) {
     return with(b -> b.numberOfShards = n);
+  }
+
+  /** @see #maxShards() */
+  public ShardingSettings withMaxShards(int max) {
+    return with(b -> b.maxShards = max);
   }
 
   public ShardingSettings withBufferSize(int size) {

@@ -117,11 +117,11 @@ public final class BinaryReader {
       if (b < 0x80) {
         out[o++] = (char) b;
       } else if ((b & 0xE0) == 0xC0) {
-        out[o++] = (char) (((b & 0x1F) << 6) | continuation(p++, end));
+        out[o++] = shortest(((b & 0x1F) << 6) | continuation(p++, end), 0x80);
       } else if ((b & 0xF0) == 0xE0) {
         int c1 = continuation(p++, end);
         int c2 = continuation(p++, end);
-        out[o++] = (char) (((b & 0x0F) << 12) | (c1 << 6) | c2);
+        out[o++] = shortest(((b & 0x0F) << 12) | (c1 << 6) | c2, 0x800);
       } else if ((b & 0xF8) == 0xF0) {
         int c1 = continuation(p++, end);
         int c2 = continuation(p++, end);
@@ -138,6 +138,43 @@ public final class BinaryReader {
     }
     pos = end;
     return new String(out, 0, o);
+  }
+
+  /**
+   * Reads a string that a message cannot do without: an id, a type name, an actor ref.
+   *
+   * @param field the field's name, for the error
+   * @throws IllegalArgumentException naming {@code field} if it is null or empty, or if the bytes
+   *     are truncated or not UTF-8 (as {@link #readString})
+   */
+  public String requiredString(String field) {
+    return required(readString(), field);
+  }
+
+  /**
+   * The rule for every required string field of shardkit's binary formats, on both sides: it is
+   * neither null nor empty.
+   *
+   * @return {@code value}
+   * @throws IllegalArgumentException naming {@code field} otherwise
+   */
+  public static String required(String value, String field) {
+    if (value == null || value.isEmpty()) {
+      throw new IllegalArgumentException("the required field [" + field + "] is " + (value == null ? "null" : "empty"));
+    }
+    return value;
+  }
+
+  /**
+   * A char decoded from a 2- or 3-byte sequence, refused if a shorter sequence holds it: the
+   * writer never writes such an overlong form, and accepting it would give one string two
+   * encodings (two ids that look alike in the log but are not equal on the wire).
+   */
+  private char shortest(int value, int least) {
+    if (value < least) {
+      throw corrupt("an overlong UTF-8 sequence for U+" + Integer.toHexString(value).toUpperCase());
+    }
+    return (char) value;
   }
 
   private int continuation(int at, int end) {

@@ -23,6 +23,7 @@ import java.util.function.Supplier;
  * @param knownShards with n &gt; 0, the shard ids are {@code 0..n-1} and all are placed, in one
  *     write, once the coordinator has settled; 0 places each shard when it is first asked for
  * @param handOffIds the source of hand-off ids (random by default; tests make them predictable)
+ * @param shardIdBounds which shard ids the coordinator gives a home (known ids, or the cap)
  */
 record CoordinatorSpec(
     String typeName,
@@ -31,14 +32,23 @@ record CoordinatorSpec(
     CoordinatorStateStore store,
     Optional<Supplier<CompletionStage<Set<String>>>> rememberedShards,
     int knownShards,
-    IntSupplier handOffIds) {
+    IntSupplier handOffIds,
+    ShardIdBounds shardIdBounds) {
 
-  /** A spec with random hand-off ids. */
+  /** A spec with random hand-off ids, whose known shard ids (if any) are {@code 0..knownShards-1}. */
   public CoordinatorSpec(String typeName, ShardingSettings settings, ShardAllocationStrategy strategy,
       CoordinatorStateStore store, Optional<Supplier<CompletionStage<Set<String>>>> rememberedShards,
       int knownShards) {
     this(typeName, settings, strategy, store, rememberedShards, knownShards,
-        () -> ThreadLocalRandom.current().nextInt());
+        new ShardIdBounds(typeName, knownShards, settings.maxShards(), null));
+  }
+
+  /** A spec with random hand-off ids. */
+  public CoordinatorSpec(String typeName, ShardingSettings settings, ShardAllocationStrategy strategy,
+      CoordinatorStateStore store, Optional<Supplier<CompletionStage<Set<String>>>> rememberedShards,
+      int knownShards, ShardIdBounds shardIdBounds) {
+    this(typeName, settings, strategy, store, rememberedShards, knownShards,
+        () -> ThreadLocalRandom.current().nextInt(), shardIdBounds);
   }
 
   /**

@@ -25,12 +25,12 @@ final class EnvelopeExtraction {
   static Result extract(String typeName, MessageExtractor<Object, Object> extractor, Object envelope) {
     try {
       String entityId = extractor.entityId(envelope);
-      if (entityId == null || entityId.isEmpty()) {
+      if (!ShardIds.isValid(entityId)) {
         return new Rejected("the message extractor gave a " + (entityId == null ? "null" : "empty")
             + " entity id for a message of class " + envelope.getClass().getName());
       }
       String shardId = extractor.shardId(entityId);
-      if (shardId == null || shardId.isEmpty()) {
+      if (!ShardIds.isValid(shardId)) {
         return new Rejected("the message extractor gave a null or empty shard id for entity [" + entityId + "]");
       }
       Object message = extractor.unwrapMessage(envelope);

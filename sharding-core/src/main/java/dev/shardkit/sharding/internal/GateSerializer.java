@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.NotSerializableException;
 import java.io.UncheckedIOException;
 import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 
 /**
@@ -32,6 +33,11 @@ import org.apache.pekko.actor.typed.ActorRefResolver;
  * boolean one byte. Readers ignore bytes after the fields they know, so a later shardkit may
  * append fields without a new format version; any other change needs one, and a manifest of a
  * newer version than this one's is refused with a {@link NotSerializableException} naming it.
+ *
+ * <p>Every ref is required: {@link #toBinary} refuses a message without one with an
+ * {@link IllegalArgumentException} naming the field, and {@link #fromBinary} refuses bytes with an
+ * empty ref, truncated bytes and malformed modified UTF-8 with a {@link NotSerializableException}
+ * naming the manifest and what was wrong.
  *
  * <p>Internal API: public because Pekko creates it from the configuration; not for applications,
  * and it may change in any release.
@@ -57,7 +63,7 @@ public final class GateSerializer extends ShardkitSerializer {
     } else if (o instanceof MemberConfirmed) {
       return CONFIRMED + FORMAT;
     }
-    throw new IllegalArgumentException("GateSerializer cannot serialize " + o.getClass().getName());
+    throw cannotHandle(o);
   }
 
   @Override
@@ -67,13 +73,13 @@ public final class GateSerializer extends ShardkitSerializer {
       if (o instanceof ConfirmMember m) {
         out.writeLong(m.round());
         out.writeLong(m.uid());
-        out.writeUTF(resolver().toSerializationFormat(m.replyTo()));
+        out.writeUTF(ref(m.replyTo(), "replyTo"));
       } else if (o instanceof MemberConfirmed m) {
         out.writeLong(m.round());
-        out.writeUTF(resolver().toSerializationFormat(m.from()));
+        out.writeUTF(ref(m.from(), "from"));
         out.writeBoolean(m.current());
       } else {
-        throw new IllegalArgumentException("GateSerializer cannot serialize " + o.getClass().getName());
+        throw cannotHandle(o);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -92,14 +98,32 @@ public final class GateSerializer extends ShardkitSerializer {
     }
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
       if (CONFIRM.equals(m.code())) {
-        return new ConfirmMember(in.readLong(), in.readLong(), resolver().resolveActorRef(in.readUTF()));
+        return new ConfirmMember(in.readLong(), in.readLong(), readRef(in, "replyTo"));
       }
-      return new MemberConfirmed(in.readLong(), resolver().resolveActorRef(in.readUTF()), in.readBoolean());
-    } catch (IOException e) {
+      return new MemberConfirmed(in.readLong(), readRef(in, "from"), in.readBoolean());
+    } catch (IOException | IllegalArgumentException e) {
       NotSerializableException failure = new NotSerializableException("GateSerializer: cannot read a message of "
           + "manifest [" + manifest + "] (" + bytes.length + " bytes): " + e);
       failure.initCause(e);
       throw failure;
     }
+  }
+
+  /** @throws IllegalArgumentException naming the field if the ref is missing */
+  private String ref(ActorRef<?> ref, String field) {
+    if (ref == null) {
+      throw new IllegalArgumentException("GateSerializer cannot serialize a message without its required field ["
+          + field + "]");
+    }
+    return resolver().toSerializationFormat(ref);
+  }
+
+  private ActorRef<Object> readRef(DataInputStream in, String field) throws IOException {
+    return resolver().resolveActorRef(BinaryReader.required(in.readUTF(), field));
+  }
+
+  private static IllegalArgumentException cannotHandle(Object o) {
+    return new IllegalArgumentException("GateSerializer cannot serialize "
+        + (o == null ? "null" : o.getClass().getName()));
   }
 }

@@ -15,6 +15,7 @@ import dev.shardkit.sharding.internal.ShardProtocol.ShardSnapshot;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -228,6 +229,11 @@ final class Shard {
   /** @param storeRead false while remembered entities are read: then a new entity waits for that */
   private Behavior<Object> deliver(Deliver d, boolean storeRead) {
     String entityId = d.entityId();
+    Optional<String> invalid = ShardIds.problem("entity id", entityId);
+    if (invalid.isPresent()) {
+      drops.dropped(d.message(), "dropping a message for shard [" + shardId + "]: " + invalid.get(), classicSelf());
+      return Behaviors.same();
+    }
     org.apache.pekko.actor.ActorRef entity = entities.active(entityId);
     if (entity != null) {
       recency.touch(entityId);

@@ -19,6 +19,7 @@ import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.ActorIdentity;
 import org.apache.pekko.actor.Address;
@@ -78,6 +79,8 @@ final class ShardCoordinator {
   private final Placement placement;
   private final HandOffTracker handOffs;
   private final RebalanceRounds rounds;
+  /** Invalid messages and refused shards: logged (rate-limited) and published as dead letters. */
+  private final DropReporter drops;
   /** Regions of removed nodes whose shards wait for the removal margin before they move. */
   private final Set<ActorRef<Object>> inRemovalMargin = new HashSet<>();
   private final CoordinatorAnswers answers;
@@ -99,6 +102,8 @@ final class ShardCoordinator {
     this.handOffs = new HandOffTracker(spec.handOffIds());
     this.rounds = new RebalanceRounds(spec.settings().rebalanceInterval());
     this.answers = new CoordinatorAnswers(spec, log, handOffs);
+    this.drops = new DropReporter(log, typeName, spec.settings().dropWarningInterval(),
+        Adapter.toClassic(context.getSystem()).eventStream()::publish);
   }
 
   /** The coordinator, restarted with back-off if it throws ({@link CoordinatorRestarts}). */
@@ -112,8 +117,10 @@ final class ShardCoordinator {
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}",
           spec.typeName(), coordinator.cluster.selfAddress(), spec.store().describe(), spec.strategy());
       return Behaviors.intercept(() -> new CloseStoreOnStop(spec.store()),
-          CoordinatorLoading.behavior(spec, ctx, timers, stash, coordinator.answers.stashFull(),
-              coordinator::onLoaded));
+          Behaviors.intercept(
+              () -> new InvalidMessageFilter((m, why) -> coordinator.drop(m, "coordinator drops " + why)),
+              CoordinatorLoading.behavior(spec, ctx, timers, stash, coordinator.answers.stashFull(),
+                  coordinator::onLoaded)));
     })));
   }
 
@@ -172,7 +179,7 @@ final class ShardCoordinator {
     };
     return common(phase, Behaviors.receive(Object.class)
         .onMessage(GetShardHome.class, get -> {
-          if (!answerKnown(get) && !waitFor.defer(get)) {
+          if (!refused(get) && !answerKnown(get) && !waitFor.defer(get)) {
             answers.refusedWhileSettling();
           }
           return phase.next();
@@ -404,6 +411,22 @@ final class ShardCoordinator {
     return answers.answer(get, writes, store);
   }
 
+  /** A shard the type does not accept ({@link ShardIdBounds}) gets no home; the region is told. */
+  private boolean refused(GetShardHome get) {
+    String shardId = get.shardId();
+    boolean hasHome = writes.decided().shards().containsKey(shardId) || handOffs.inProgress(shardId);
+    Optional<String> why = spec.shardIdBounds().atCoordinator(shardId, hasHome, writes.decided().shards().size());
+    why.ifPresent(reason -> {
+      drop(get, "coordinator refuses " + get + ": " + reason);
+      get.region().tell(new ShardingProtocol.ShardRefused(shardId, reason));
+    });
+    return why.isPresent();
+  }
+
+  private void drop(Object message, String reason) {
+    drops.dropped(message, reason, Adapter.toClassic(context.getSelf()));
+  }
+
   private Behavior<Object> onGetShardHome(GetShardHome get) {
     // The first request once every region is Up places all shards, this one included; and if a
     // region has come Up since the unused shards were placed, they are placed again first, so that
@@ -411,6 +434,9 @@ final class ShardCoordinator {
     placeAll();
     if (placement.spreadDue(get.shardId(), view())) {
       spreadUntouched();
+    }
+    if (refused(get)) {
+      return Behaviors.same();
     }
     placement.used(get.shardId());
     if (answerKnown(get)) {

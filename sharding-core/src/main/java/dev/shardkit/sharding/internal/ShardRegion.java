@@ -79,6 +79,7 @@ final class ShardRegion {
   /** Who asked for a graceful shutdown: told when the region stops. */
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
   private final RegionRegistration registration;
+  private final ShardIdBounds shardIds;
 
   private ShardRegion(ActorContext<Object> context, TimerScheduler<Object> timers, RegionSpec spec) {
     this.context = context;
@@ -100,6 +101,7 @@ final class ShardRegion {
         ActorRef::tell, coordinator -> context.watchWith(coordinator, new CoordinatorTerminated(coordinator)));
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
     timers.startTimerWithFixedDelay(SweepEarlyMarkers.INSTANCE, spec.settings().handOffTimeout());
+    this.shardIds = ShardIdBounds.of(spec.typeName(), spec.extractor(), spec.settings().maxShards());
   }
 
   public static Behavior<Object> create(RegionSpec spec) {
@@ -111,7 +113,10 @@ final class ShardRegion {
           .tell(Subscribe.create(ctx.getSelf().<MemberEvent>narrow(), MemberEvent.class));
       NodeGate.get(ctx.getSystem()).keeper().tell(new GateKeeper.Subscribe(ctx.getSelf()));
       region.registration.register();
-      return HandlerFailures.around(region.registering(), HandlerFailures.Then.RESUME, region::handlerFailed);
+      return HandlerFailures.around(
+          Behaviors.intercept(() -> new InvalidMessageFilter((m, why) -> region.drop(m, "dropping " + why)),
+              region.registering()),
+          HandlerFailures.Then.RESUME, region::handlerFailed);
     }));
   }
 
@@ -214,6 +219,7 @@ final class ShardRegion {
         .onMessage(DeliveryLink.Closed.class, then(this::onLinkClosed, next))
         .onMessageEquals(LinksFlushedCheck.INSTANCE, next::get)
         .onMessage(ShardHome.class, then(this::onShardHome, next))
+        .onMessage(ShardingProtocol.ShardRefused.class, then(this::onShardRefused, next))
         .onMessage(RegionTerminated.class, then(t -> onRegionTerminated(t.region()), next))
         .onMessage(ReachabilityEvent.class, then(this::onNodeEvent, next))
         .onMessage(MemberEvent.class, then(this::onNodeEvent, next))
@@ -306,6 +312,11 @@ final class ShardRegion {
    *     message would be refused
    */
   private void route(Deliver deliver, boolean admitted) {
+    Optional<String> invalid = shardIds.atRegion(deliver.shardId(), deliver.entityId());
+    if (invalid.isPresent()) {
+      drop(deliver.message(), invalid.get());
+      return;
+    }
     RegionRouting.Route route = routing.route(deliver);
     if (route instanceof RegionRouting.ToShard toShard) {
       toShard.shard().tell(deliver);
@@ -372,6 +383,14 @@ final class ShardRegion {
     }
     reroute(routing.release(shardId));
     publish();
+  }
+
+  /** The coordinator will not place the shard: what is held for it is dropped, not asked for again. */
+  private void onShardRefused(ShardingProtocol.ShardRefused refused) {
+    if (routing.table().knownHome(refused.shardId()) == null) {
+      routing.release(refused.shardId()).forEach(d -> drop(d.message(), "the coordinator refused shard ["
+          + refused.shardId() + "] of entity [" + d.entityId() + "]: " + refused.reason()));
+    }
   }
 
   /**

@@ -44,6 +44,13 @@ public sealed interface ShardingProtocol {
   /** Coordinator → region: the shard lives in {@code region} (possibly the receiver itself). */
   record ShardHome(String shardId, ActorRef<Object> region) implements ShardingProtocol {}
 
+  /**
+   * Coordinator → region: the coordinator does not place this shard, for {@code reason} (its id is
+   * outside the type's known shard ids, or the type has as many shards as {@code max-shards}
+   * allows). The region drops and counts what it holds for the shard instead of asking again.
+   */
+  record ShardRefused(String shardId, String reason) implements ShardingProtocol {}
+
   /** Anyone → coordinator: which regions are registered? */
   record GetCurrentRegions(ActorRef<Object> replyTo) implements ShardingProtocol {}
 

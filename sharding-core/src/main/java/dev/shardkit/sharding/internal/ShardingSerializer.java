@@ -19,6 +19,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardRefused;
 import java.io.NotSerializableException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,6 +27,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -88,6 +90,7 @@ import scala.util.Try;
  *   <tr><td>{@code GD}</td><td>GracefulShutdownReq</td><td>ref region</td></tr>
  *   <tr><td>{@code DB}</td><td>DeliveryBatch</td><td>ref link, uvarlong seq, uvarint n, n &times; item</td></tr>
  *   <tr><td>{@code DA}</td><td>DeliveryAck</td><td>uvarlong seq, byte resend (0 or 1)</td></tr>
+ *   <tr><td>{@code HR}</td><td>ShardRefused</td><td>str shardId, str reason</td></tr>
  * </table>
  *
  * <p>In format 0 the elements marked &sect; are written without their length; everything else is
@@ -119,6 +122,20 @@ import scala.util.Try;
  * disabled, or a failing serializer) fails {@link #toBinary} with an {@link IllegalArgumentException}
  * naming the payload's class and the entity it was for.
  *
+ * <h2>Validation</h2>
+ *
+ * <p>Required are every shard and entity id (valid by {@link ShardIds}: neither null nor empty),
+ * a Deliver's type name and message, and every actor ref; {@link ProtocolFields} holds the rules.
+ * {@link #toBinary} refuses a message that lacks one with an {@link IllegalArgumentException}
+ * naming the message and the field, and {@link #fromBinary} refuses such bytes, and bytes that
+ * are truncated, hold a length beyond what follows, or hold malformed UTF-8 (overlong sequences
+ * included), with a {@link NotSerializableException} naming the manifest and what was wrong; it
+ * never allocates more than the bytes can hold, and throws nothing else. Three places are
+ * lenient on purpose: a batch item that breaks the rules becomes an {@link UndeliverableItem}
+ * (see above); a Register's hosted shards leave an invalid id out (it is a hint, and the
+ * registration matters more); and a ShardingEnvelope's entity id may be null or empty, because
+ * it is the application's and its extractor judges it.
+ *
  * <p>Internal API: public because Pekko creates it from the configuration; not for applications,
  * and it may change in any release.
  */
@@ -146,6 +163,7 @@ public final class ShardingSerializer extends ShardkitSerializer {
   static final String GRACEFUL_SHUTDOWN = "GD";
   static final String DELIVERY_BATCH = "DB";
   static final String DELIVERY_ACK = "DA";
+  static final String SHARD_REFUSED = "HR";
 
   /** Format 1, the one this shardkit writes; it writes collection elements as sections. */
   private static final int SECTIONED_ELEMENTS = 1;
@@ -202,12 +220,18 @@ public final class ShardingSerializer extends ShardkitSerializer {
       return DELIVERY_BATCH + FORMAT;
     } else if (o instanceof DeliveryAck) {
       return DELIVERY_ACK + FORMAT;
+    } else if (o instanceof ShardRefused) {
+      return SHARD_REFUSED + FORMAT;
     }
     throw cannotHandle(o);
   }
 
   @Override
   public byte[] toBinary(Object o) {
+    ProtocolFields.problem(o).ifPresent(problem -> {
+      throw new IllegalArgumentException("shardkit's ShardingSerializer (id " + identifier() + ") cannot serialize "
+          + problem);
+    });
     if (o instanceof Deliver d) {
       return deliverBytes(d);
     } else if (o instanceof DeliveryBatch b) {
@@ -277,6 +301,11 @@ public final class ShardingSerializer extends ShardkitSerializer {
       return shardAndRef(m.shardId(), m.region());
     } else if (o instanceof ShardHome m) {
       return shardAndRef(m.shardId(), m.region());
+    } else if (o instanceof ShardRefused m) {
+      BinaryWriter w = new BinaryWriter(16 + 3 * (m.shardId().length() + m.reason().length()));
+      w.writeString(m.shardId());
+      w.writeString(m.reason());
+      return w.toByteArray();
     } else if (o instanceof CurrentRegions m) {
       BinaryWriter w = new BinaryWriter(8 + 64 * m.regions().size());
       w.writeVarUInt(m.regions().size());
@@ -303,6 +332,18 @@ public final class ShardingSerializer extends ShardkitSerializer {
 
   @Override
   public Object fromBinary(byte[] bytes, String manifest) throws NotSerializableException {
+    Object message = decode(bytes, manifest);
+    // Checked once decoded, by the same rules as before writing: a handler never sees a message
+    // without its ids or refs.
+    Optional<String> problem = ProtocolFields.problem(message);
+    if (problem.isPresent()) {
+      throw new NotSerializableException("shardkit cannot read a message with manifest [" + manifest + "] ("
+          + bytes.length + " bytes): " + problem.get());
+    }
+    return message;
+  }
+
+  private Object decode(byte[] bytes, String manifest) throws NotSerializableException {
     WireManifest m = WireManifest.parse(manifest);
     int v = m.version();
     if (v > FORMAT) {
@@ -335,7 +376,12 @@ public final class ShardingSerializer extends ShardkitSerializer {
           int n = r.readVarUInt();
           Set<String> hosted = new HashSet<>(capacityFor(Math.min(n, r.remaining())));
           for (int i = 0; i < n; i++) {
-            hosted.add(element(r, v, BinaryReader::readString));
+            // A hint for a coordinator without stored state: an id no region could host is left
+            // out rather than costing the region its registration.
+            String shard = element(r, v, BinaryReader::readString);
+            if (ShardIds.isValid(shard)) {
+              hosted.add(shard);
+            }
           }
           return new Register(region, Collections.unmodifiableSet(hosted));
         }
@@ -347,6 +393,8 @@ public final class ShardingSerializer extends ShardkitSerializer {
           return new GetShardHome(r.readString(), readRef(r));
         case SHARD_HOME:
           return new ShardHome(r.readString(), readRef(r));
+        case SHARD_REFUSED:
+          return new ShardRefused(r.readString(), r.readString());
         case GET_CURRENT_REGIONS:
           return new GetCurrentRegions(readRef(r));
         case GET_REGION_STATS:
@@ -397,7 +445,7 @@ public final class ShardingSerializer extends ShardkitSerializer {
     // Every element takes at least one byte, which bounds what a corrupt count can allocate.
     Set<ActorRef<Object>> refs = new HashSet<>(capacityFor(Math.min(n, r.remaining())));
     for (int i = 0; i < n; i++) {
-      refs.add(element(r, version, this::readRef));
+      refs.add(element(r, version, e -> requiredRef(e, "regions")));
     }
     return Collections.unmodifiableSet(refs);
   }
@@ -406,9 +454,12 @@ public final class ShardingSerializer extends ShardkitSerializer {
    * Turns a Deliver or a HandOffMarker into a batch item.
    *
    * @throws IllegalArgumentException naming the entity, if a Deliver's message cannot be
-   *     serialized
+   *     serialized; naming the field, if the item lacks a required one
    */
   EncodedItem encodeItem(Object item) {
+    ProtocolFields.problem(item).ifPresent(problem -> {
+      throw new IllegalArgumentException("shardkit cannot send " + problem);
+    });
     if (item instanceof Deliver d) {
       return new EncodedItem(d, ITEM_DELIVER, deliverBytes(d));
     } else if (item instanceof HandOffMarker m) {
@@ -449,16 +500,26 @@ public final class ShardingSerializer extends ShardkitSerializer {
           String shardId = item.readString();
           entityId = item.readString();
           String where = "for entity [" + entityId + "] of type [" + typeName + "]";
-          return new Deliver(typeName, shardId, entityId, readPayload(item, () -> where));
+          return checkedItem(new Deliver(typeName, shardId, entityId, readPayload(item, () -> where)));
         } catch (NotSerializableException | IllegalArgumentException e) {
           return new UndeliverableItem(typeName, entityId, e.getMessage());
         }
       } else if (kind == ITEM_MARKER) {
-        return new HandOffMarker(item.readString(), readRef(item), item.readVarInt());
+        return checkedItem(new HandOffMarker(item.readString(), readRef(item), item.readVarInt()));
       }
       return new UndeliverableItem(null, null, "a batch item of kind 0x" + Integer.toHexString(kind & 0xFF)
           + " that this shardkit version does not know (sent by a newer version?)");
     });
+  }
+
+  /** An item that lacks a required field is undeliverable, like one that cannot be read at all. */
+  private static Object checkedItem(Object item) {
+    Optional<String> problem = ProtocolFields.problem(item);
+    if (problem.isEmpty()) {
+      return item;
+    }
+    return item instanceof Deliver d ? new UndeliverableItem(d.typeName(), d.entityId(), problem.get())
+        : new UndeliverableItem(null, null, problem.get());
   }
 
   private byte[] refOnly(ActorRef<?> ref) {
@@ -486,9 +547,15 @@ public final class ShardingSerializer extends ShardkitSerializer {
     w.writeString(ref == null ? null : resolver().toSerializationFormat(ref));
   }
 
+  /** A ref, or null if it is missing (null or empty): {@link ProtocolFields} then names the field. */
   private ActorRef<Object> readRef(BinaryReader r) {
     String s = r.readString();
-    return s == null ? null : resolver().resolveActorRef(s);
+    return s == null || s.isEmpty() ? null : resolver().resolveActorRef(s);
+  }
+
+  /** A ref inside a collection, which cannot hold a null. */
+  private ActorRef<Object> requiredRef(BinaryReader r, String field) {
+    return resolver().resolveActorRef(r.requiredString(field));
   }
 
   /** A nested message already turned into bytes, so its size is known before we write ours. */

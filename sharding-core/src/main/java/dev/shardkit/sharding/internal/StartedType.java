@@ -101,7 +101,7 @@ public final class StartedType {
       provider.startOnNode(system, name, settings);
     }
     if (createBehavior.isPresent()) {
-      startCoordinator(system, classic, name, settings, strategy, provider, remember, knownShards);
+      startCoordinator(system, classic, name, settings, strategy, provider, remember, knownShards, extractor);
     }
     ActorRef<Object> coordinator = Adapter.toTyped(classic.systemActorOf(
         ClusterSingletonProxy.props("/system/" + coordinatorName(name),
@@ -120,10 +120,11 @@ public final class StartedType {
 
   private static void startCoordinator(ActorSystem<?> system, ExtendedActorSystem classic, String name,
       ShardingSettings settings, ShardAllocationStrategy strategy, CoordinatorStateStoreProvider provider,
-      Optional<RememberEntitiesStoreProvider> remember, int knownShards) {
+      Optional<RememberEntitiesStoreProvider> remember, int knownShards, MessageExtractor<Object, Object> extractor) {
     org.apache.pekko.actor.Props coordinatorProps = Adapter.props(() -> ShardCoordinator.create(new CoordinatorSpec(
         name, settings, strategy, provider.create(system, name, settings),
-        remember.map(r -> () -> r.rememberedShards(system, name, settings)), knownShards)));
+        remember.map(r -> () -> r.rememberedShards(system, name, settings)), knownShards,
+        ShardIdBounds.of(name, extractor, settings.maxShards()))));
     classic.systemActorOf(
         ClusterSingletonManager.props(coordinatorProps, ShardCoordinator.Stop.INSTANCE,
             ClusterSingletonManagerSettings.create(classic).withRole(settings.role().orElse(null))),
@@ -179,7 +180,7 @@ public final class StartedType {
    *     gives no shard id (each message names the entity type)
    */
   public <M> EntityRef<M> entityRefFor(EntityTypeKey<M> key, String entityId) {
-    if (entityId == null || entityId.isEmpty()) {
+    if (!ShardIds.isValid(entityId)) {
       throw new IllegalArgumentException("Entity id for entity type [" + key.name() + "] must not be "
           + (entityId == null ? "null" : "empty"));
     }
@@ -190,7 +191,7 @@ public final class StartedType {
       throw new IllegalArgumentException("The message extractor of entity type [" + key.name()
           + "] failed for entity id [" + entityId + "]: " + e, e);
     }
-    if (shardId == null || shardId.isEmpty()) {
+    if (!ShardIds.isValid(shardId)) {
       throw new IllegalArgumentException("The message extractor of entity type [" + key.name()
           + "] gave no shard id for entity id [" + entityId + "]");
     }

@@ -54,6 +54,15 @@ class CoordinatorBatchingTest {
         new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), knownShards)));
   }
 
+  /** A region (a probe) that has registered with the coordinator, its registration stored. */
+  private static TestProbe<Object> registered(ActorRef<Object> coordinator, ManualStateStore store) throws Exception {
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    store.next().done().complete(null);
+    assertInstanceOf(RegisterAck.class, region.receiveMessage());
+    return region;
+  }
+
   @Test
   void homesDecidedDuringAWriteAreStoredTogetherAndAnnouncedAfterwards() throws Exception {
     ManualStateStore store = new ManualStateStore();
@@ -121,10 +130,52 @@ class CoordinatorBatchingTest {
     coordinator.tell(new GetShardHome("42", region.ref()));
     assertEquals(new ShardHome("42", region.ref()), region.receiveMessage());
     assertTrue(store.writes.isEmpty(), "a placed shard's home is answered without a write");
-    // Shards outside the known ids are still placed on demand.
+    // A shard outside the known ids is refused, not placed: the region is told why.
     coordinator.tell(new GetShardHome("extra", region.ref()));
-    Write extra = store.next();
-    assertEquals(List.of(new ShardHomeAllocated("extra", region.ref())), extra.events());
+    ShardingProtocol.ShardRefused refused = (ShardingProtocol.ShardRefused) region.receiveMessage();
+    assertEquals("extra", refused.shardId());
+    assertTrue(refused.reason().contains("[up-front]") && refused.reason().contains("0 to 99"), refused.reason());
+    assertTrue(store.writes.isEmpty(), "nothing is stored for a refused shard");
+  }
+
+  @Test
+  void messagesWithoutTheirIdsOrRefsAreDroppedAndTheCoordinatorGoesOnServing() throws Exception {
+    ManualStateStore store = new ManualStateStore();
+    ActorRef<Object> coordinator = coordinator("guarded", store, 0);
+    TestProbe<Object> region = registered(coordinator, store);
+    // Locally sent (no serializer checks them): each would throw in a handler.
+    coordinator.tell(new GetShardHome("a", null));
+    coordinator.tell(new GetShardHome("", region.ref()));
+    coordinator.tell(new GetShardHome(null, region.ref()));
+    coordinator.tell(new Register(null, Set.of()));
+    coordinator.tell(new ShardingProtocol.ShardStopped("a", null, 1));
+    region.expectNoMessage(Duration.ofMillis(200));
+    assertTrue(store.writes.isEmpty(), "nothing is decided for them");
+    coordinator.tell(new GetShardHome("a", region.ref()));
+    Write write = store.next();
+    assertEquals(List.of(new ShardHomeAllocated("a", region.ref())), write.events());
+    write.done().complete(null);
+    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());
+  }
+
+  @Test
+  void beyondMaxShardsANewShardIsRefusedAndOneWithAHomeIsStillServed() throws Exception {
+    ManualStateStore store = new ManualStateStore();
+    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
+        .withRebalanceInterval(Duration.ofHours(1)).withMaxShards(1);
+    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("capped", settings,
+        new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), 0)));
+    TestProbe<Object> region = registered(coordinator, store);
+    coordinator.tell(new GetShardHome("a", region.ref()));
+    store.next().done().complete(null);
+    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());
+    coordinator.tell(new GetShardHome("b", region.ref()));
+    ShardingProtocol.ShardRefused refused = (ShardingProtocol.ShardRefused) region.receiveMessage();
+    assertTrue(refused.shardId().equals("b") && refused.reason().contains("[capped]")
+        && refused.reason().contains("shardkit.sharding.max-shards = 1"), refused.reason());
+    assertTrue(store.writes.isEmpty(), "nothing is stored for a refused shard");
+    coordinator.tell(new GetShardHome("a", region.ref()));
+    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());
   }
 
   @Test

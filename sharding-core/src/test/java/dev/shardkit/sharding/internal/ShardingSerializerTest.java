@@ -145,7 +145,7 @@ class ShardingSerializerTest {
     counts.put("99", 1_000_000);
     return Stream.of(
         new Deliver("Counter", "12", "id-1", "hello"),
-        new Register(regionRef, Set.of("1", "shard-ä", "")),
+        new Register(regionRef, Set.of("1", "shard-ä")),
         new RegisterProxy(probe.getRef()),
         new RegisterAck(coordinatorRef),
         new GetShardHome("12", regionRef),
@@ -255,7 +255,8 @@ class ShardingSerializerTest {
     Deliver deliver = new Deliver("Ünïcode.Type", shardId, entityId, "naïve ☃ payload");
     assertEquals(deliver, roundTrip(deliver));
     assertEquals(new ShardingEnvelope<>(entityId, "x"), roundTrip(new ShardingEnvelope<>(entityId, "x")));
-    assertEquals(new RegionStats(Map.of(entityId, 1, "", 2)), roundTrip(new RegionStats(Map.of(entityId, 1, "", 2))));
+    RegionStats stats = new RegionStats(Map.of(entityId, 1, "ß", 2));
+    assertEquals(stats, roundTrip(stats));
   }
 
   @Test
@@ -264,10 +265,79 @@ class ShardingSerializerTest {
     for (String id : List.of("\uD83D", "\uDE42", "a\uD83Db", "a\uDE42\uD83D", "\uD83D\uDE42\uD83D")) {
       assertEquals(new ShardingEnvelope<>(id, "x"), roundTrip(new ShardingEnvelope<>(id, "x")), "id " + Arrays.toString(id.toCharArray()));
     }
-    assertEquals(new Deliver("", "", "", ""), roundTrip(new Deliver("", "", "", "")));
-    assertEquals(new Deliver(null, null, null, "x"), roundTrip(new Deliver(null, null, null, "x")));
+    // An envelope's entity id is the user's, judged by the extractor: empty and null travel.
+    assertEquals(new ShardingEnvelope<>("", "x"), roundTrip(new ShardingEnvelope<>("", "x")));
+    assertEquals(new ShardingEnvelope<>(null, "x"), roundTrip(new ShardingEnvelope<>(null, "x")));
     String longId = "é".repeat(20_000) + "x".repeat(300);
-    assertEquals(new GetShardHome(longId, null), roundTrip(new GetShardHome(longId, null)));
+    assertEquals(new GetShardHome(longId, regionRef), roundTrip(new GetShardHome(longId, regionRef)));
+  }
+
+  @Test
+  void refusesToWriteAMessageWithoutARequiredFieldNamingTheMessageAndTheField() {
+    ShardingSerializer s = shardingSerializer();
+    Map<Object, String> cases = new LinkedHashMap<>();
+    cases.put(new Deliver("T", "", "e", "x"), "Deliver: the shard id is empty");
+    cases.put(new Deliver("T", "1", null, "x"), "Deliver: the entity id is null");
+    cases.put(new Deliver("", "1", "e", "x"), "Deliver: the required field [typeName] is empty");
+    cases.put(new GetShardHome("1", null), "GetShardHome: the required field [region] is null");
+    cases.put(new ShardHome(null, regionRef), "ShardHome: the shard id is null");
+    cases.put(new BeginHandOff("1", null, Set.of(), 1), "BeginHandOff: the required field [owner] is null");
+    cases.put(new Register(regionRef, Set.of("")), "Register: the shard id is empty");
+    cases.put(new ShardingProtocol.RegisterAck(null), "RegisterAck: the required field [coordinator] is null");
+    cases.put(new ShardingProtocol.HandOffMarker("", regionRef, 1), "HandOffMarker: the shard id is empty");
+    cases.put(new ShardingProtocol.ShardRefused("1", ""), "ShardRefused: the required field [reason] is empty");
+    cases.put(new Passivate(null), "Passivate: the required field [entity] is null");
+    cases.forEach((message, problem) -> {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.toBinary(message));
+      assertTrue(e.getMessage().contains(problem), e.getMessage());
+    });
+    // Inside a batch the item is refused on its own, before the batch is built.
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> s.encodeItem(new Deliver("T", "1", "", "x")));
+    assertTrue(e.getMessage().contains("the entity id is empty"), e.getMessage());
+  }
+
+  @Test
+  void refusesToReadAMessageWithoutARequiredFieldOrWithMalformedUtf8NamingTheManifestAndTheField() {
+    ShardingSerializer s = shardingSerializer();
+    String region = ActorRefResolver.get(testKit.system()).toSerializationFormat(regionRef);
+    // Laid out as a writer without the checks would write them.
+    BinaryWriter emptyShard = new BinaryWriter(64);
+    emptyShard.writeString("");
+    emptyShard.writeString(region);
+    assertRefused(s, emptyShard.toByteArray(), "GH1", "GetShardHome: the shard id is empty");
+    BinaryWriter noRegion = new BinaryWriter(64);
+    noRegion.writeString("7");
+    noRegion.writeString(null);
+    assertRefused(s, noRegion.toByteArray(), "H1", "ShardHome: the required field [region] is null");
+    BinaryWriter emptyRegion = new BinaryWriter(64);
+    emptyRegion.writeString("7");
+    emptyRegion.writeString("");
+    assertRefused(s, emptyRegion.toByteArray(), "H1", "ShardHome: the required field [region] is null");
+    BinaryWriter noEntity = new BinaryWriter(64);
+    noEntity.writeString("Counter");
+    noEntity.writeString("12");
+    noEntity.writeString("");
+    Payload.writeString(noEntity);
+    assertRefused(s, noEntity.toByteArray(), "D1", "Deliver: the entity id is empty");
+    // "A" as an overlong two-byte sequence, and a continuation byte with nothing before it.
+    assertRefused(s, new byte[] {3, (byte) 0xC1, (byte) 0x81}, "GH1", "overlong UTF-8");
+    assertRefused(s, new byte[] {2, (byte) 0x80}, "GH1", "cannot start a UTF-8 sequence");
+  }
+
+  /** A String payload, as Pekko's string serializer writes it. */
+  private static final class Payload {
+    static void writeString(BinaryWriter w) {
+      Serializer serializer = SerializationExtension.get(testKit.system()).findSerializerFor("x");
+      w.writeVarInt(serializer.identifier());
+      w.writeString(Serializers.manifestFor(serializer, "x"));
+      w.writeBytes(serializer.toBinary("x"));
+    }
+  }
+
+  private static void assertRefused(ShardingSerializer s, byte[] bytes, String manifest, String problem) {
+    NotSerializableException e = assertThrows(NotSerializableException.class, () -> s.fromBinary(bytes, manifest));
+    assertTrue(e.getMessage().contains("[" + manifest + "]") && e.getMessage().contains(problem), e.getMessage());
   }
 
   @Test

@@ -21,6 +21,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardRefused;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import java.io.IOException;
 import java.io.InputStream;
@@ -103,7 +104,8 @@ public final class WireGolden {
     return List.of(
         new Sample("Deliver", new Deliver("Counter", "12", "id-1", "hello")),
         new Sample("DeliverLong", new Deliver("Blob", "7", "b-\uD83D\uDE42", -7L)),
-        new Sample("Register", new Register(region1, Set.of("12", "shard-ä", ""))),
+        // Until shard ids were validated the sample also held "", which readers now leave out.
+        new Sample("Register", new Register(region1, Set.of("12", "shard-ä"))),
         new Sample("RegisterNothing", new Register(region2, Set.of())),
         new Sample("RegisterProxy", new RegisterProxy(proxy)),
         new Sample("RegisterAck", new RegisterAck(coordinator)),
@@ -124,7 +126,8 @@ public final class WireGolden {
             new HandOffMarker("12", region1, 7),
             new Deliver("Counter", "13", "id-ü", 42)))),
         new Sample("DeliveryAck", new DeliveryAck(Long.MAX_VALUE, true)),
-        new Sample("DeliveryAckNoResend", new DeliveryAck(0, false)));
+        new Sample("DeliveryAckNoResend", new DeliveryAck(0, false)),
+        new Sample("ShardRefused", new ShardRefused("1000", "outside 0..999")));
   }
 
   /** One value of every message {@link GateSerializer} writes. */

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.ddata.internal;
 
 import dev.shardkit.sharding.ddata.DDataSettings;
+import dev.shardkit.sharding.internal.ShardIds;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
@@ -78,6 +79,13 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
   /** One write for the whole batch: the store keeps whole states, so only the state after it matters. */
   @Override
   public CompletionStage<Void> store(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
+    try {
+      // Refused here, with the event named, rather than by the serializer inside the replicator,
+      // where the failure would only show as a timed-out write retried for ever.
+      ShardIds.requireIn(events, "Entity type [" + typeName + "]: the ddata coordinator state store");
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     return storeState(stateAfter, events.size() == 1 ? String.valueOf(events.get(0))
         : events.size() + " changes (the last " + events.get(events.size() - 1) + ")");
   }

@@ -6,6 +6,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.internal.BinaryReader;
 import dev.shardkit.sharding.internal.BinaryWriter;
+import dev.shardkit.sharding.internal.ShardIds;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -19,6 +20,8 @@ import java.util.List;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import dev.shardkit.sharding.internal.ShardkitSerializer;
 
 /**
@@ -66,9 +69,14 @@ import dev.shardkit.sharding.internal.ShardkitSerializer;
  *
  * <p>Unknown manifests, unknown formats and bytes that are truncated or do not describe a valid
  * {@link CoordinatorState} fail {@link #fromBinary} with a {@link NotSerializableException} that
- * says which.
+ * says which; so does a region or proxy without its ref, naming the field. Shard ids follow
+ * {@link ShardIds}: {@link #toBinary} refuses a state with an invalid one (an
+ * {@link IllegalArgumentException} naming it), and {@link #fromBinary} leaves one that an older
+ * shardkit wrote out of the record, with an error in the log, rather than make the record (and
+ * with it every later coordinator's load) unreadable.
  */
 public final class DDataSerializer extends ShardkitSerializer {
+  private static final Logger LOG = LoggerFactory.getLogger(DDataSerializer.class);
   static final int DEFAULT_IDENTIFIER = 7242;
   static final String COORDINATOR_STATE = "C";
   /** The format this version writes; it reads this one and {@link #FORMAT_1}. */
@@ -77,6 +85,8 @@ public final class DDataSerializer extends ShardkitSerializer {
   static final int FORMAT_1 = 1;
   /** The least bytes a format 1 str takes (its length); bounds what a corrupt count can make us allocate. */
   private static final int MIN_STR = 2;
+  /** Who refuses an invalid field, in errors. */
+  private static final String WHO = "the ddata coordinator state record";
 
 
   /** Called by Pekko, which creates one instance per actor system from the configuration. */
@@ -104,20 +114,28 @@ public final class DDataSerializer extends ShardkitSerializer {
     writeVersion(w, record.basis());
     w.writeVarUInt(state.regions().size());
     state.regions().forEach((region, shards) -> w.writeSection(r -> {
-      r.writeString(resolver().toSerializationFormat(region));
+      r.writeString(ref(region, "region"));
       r.writeVarUInt(shards.size());
       for (String shard : shards) {
-        r.writeSection(s -> s.writeString(shard));
+        r.writeSection(s -> s.writeString(ShardIds.require("shard id", shard, WHO)));
       }
     }));
     List<String> proxies = new ArrayList<>();
-    state.proxies().forEach(p -> proxies.add(resolver().toSerializationFormat(p)));
+    state.proxies().forEach(p -> proxies.add(ref(p, "proxy")));
     proxies.sort(null);
     w.writeVarUInt(proxies.size());
     for (String proxy : proxies) {
       w.writeSection(p -> p.writeString(proxy));
     }
     return w.toByteArray();
+  }
+
+  /** @throws IllegalArgumentException naming the field if the ref is missing */
+  private String ref(ActorRef<?> ref, String field) {
+    if (ref == null) {
+      throw new IllegalArgumentException(WHO + " refuses a state whose required field [" + field + "] is null");
+    }
+    return resolver().toSerializationFormat(ref);
   }
 
   private static void writeVersion(BinaryWriter w, Version v) {
@@ -169,11 +187,11 @@ public final class DDataSerializer extends ShardkitSerializer {
     List<StoredRegion> regions = new ArrayList<>(Math.min(regionCount, r.remaining()));
     for (int i = 0; i < regionCount; i++) {
       regions.add(r.readSection(region -> {
-        ActorRef<Object> ref = resolver().resolveActorRef(region.readString());
+        ActorRef<Object> ref = resolver().resolveActorRef(region.requiredString("region"));
         int shardCount = region.readVarUInt();
         List<String> shards = new ArrayList<>(Math.min(shardCount, region.remaining()));
         for (int j = 0; j < shardCount; j++) {
-          shards.add(region.readSection(BinaryReader::readString));
+          keepValid(shards, region.readSection(BinaryReader::readString), ref);
         }
         return new StoredRegion(ref, shards);
       }));
@@ -181,7 +199,7 @@ public final class DDataSerializer extends ShardkitSerializer {
     int proxyCount = r.readVarUInt();
     List<ActorRef<Object>> proxies = new ArrayList<>(Math.min(proxyCount, r.remaining()));
     for (int i = 0; i < proxyCount; i++) {
-      proxies.add(r.readSection(proxy -> resolver().resolveActorRef(proxy.readString())));
+      proxies.add(r.readSection(proxy -> resolver().resolveActorRef(proxy.requiredString("proxy"))));
     }
     return new CoordinatorStateRecord(version, basis, rebuild(regions, proxies));
   }
@@ -200,20 +218,36 @@ public final class DDataSerializer extends ShardkitSerializer {
     int regionCount = readCount(in, MIN_STR + 4, "regions");
     List<StoredRegion> regions = new ArrayList<>(regionCount);
     for (int i = 0; i < regionCount; i++) {
-      ActorRef<Object> region = resolver().resolveActorRef(in.readUTF());
+      ActorRef<Object> region = resolver().resolveActorRef(BinaryReader.required(in.readUTF(), "region"));
       int shardCount = readCount(in, MIN_STR, "shards");
       List<String> shards = new ArrayList<>(shardCount);
       for (int j = 0; j < shardCount; j++) {
-        shards.add(in.readUTF());
+        keepValid(shards, in.readUTF(), region);
       }
       regions.add(new StoredRegion(region, shards));
     }
     int proxyCount = readCount(in, MIN_STR, "proxies");
     List<ActorRef<Object>> proxies = new ArrayList<>(proxyCount);
     for (int i = 0; i < proxyCount; i++) {
-      proxies.add(resolver().resolveActorRef(in.readUTF()));
+      proxies.add(resolver().resolveActorRef(BinaryReader.required(in.readUTF(), "proxy")));
     }
     return new CoordinatorStateRecord(version, basis, rebuild(regions, proxies));
+  }
+
+  /**
+   * Adds a shard read from a record unless its id is invalid ({@link ShardIds}). Such an id, which
+   * only an older shardkit could have written (this one refuses to), is left out with an error
+   * rather than making the whole record unreadable: that would make every later coordinator of
+   * the type fail to load. The shard gets a home again when next used.
+   */
+  private static void keepValid(List<String> shards, String shardId, ActorRef<Object> region) {
+    if (ShardIds.isValid(shardId)) {
+      shards.add(shardId);
+    } else {
+      LOG.error("A replicated coordinator state record lists a shard of region {} whose {}; leaving it out, so that "
+          + "the coordinator can load (the shard gets a home again when next used)", region,
+          ShardIds.problem("shard id", shardId).orElse(""));
+    }
   }
 
   /** A region as a record lists it: its ref and its shards in allocation order. */
@@ -257,7 +291,7 @@ public final class DDataSerializer extends ShardkitSerializer {
   }
 
   private static NotSerializableException corrupt(byte[] bytes, String why, Throwable cause) {
-    NotSerializableException e = new NotSerializableException("shardkit cannot read a coordinator state record of "
+    NotSerializableException e = new NotSerializableException("shardkit cannot read a coordinator state record (manifest [" + COORDINATOR_STATE + "]) of "
         + bytes.length + " bytes, truncated or corrupt: " + why);
     e.initCause(cause);
     return e;

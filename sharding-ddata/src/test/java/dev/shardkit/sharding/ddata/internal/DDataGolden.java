@@ -63,7 +63,11 @@ public final class DDataGolden {
     return resolver.resolveActorRef("pekko://" + SYSTEM + "@" + node + ":25520" + path);
   }
 
-  /** Coordinator state records: an empty one, and one with every kind of content. */
+  /**
+   * Coordinator state records: an empty one, and one with every kind of content. Until shard ids
+   * were validated, State also held a shard with the empty id, which readers now leave out (the
+   * format 1 file still holds it).
+   */
   static List<Sample> coordinatorStateSamples(ActorSystem<?> system) {
     ActorRefResolver resolver = ActorRefResolver.get(system);
     ActorRef<Object> r1 = ref(resolver, "10.0.0.1", "/system/sharding/Cart#101");
@@ -79,7 +83,6 @@ public final class DDataGolden {
         .applied(new ShardHomeAllocated("42", r1))
         .applied(new ShardHomeAllocated("ünïcødé-\uD83D\uDE00", r2))
         .applied(new ShardHomeAllocated("lone-\uD800", r1))
-        .applied(new ShardHomeAllocated("", r2))
         .applied(new ShardHomeAllocated("7", r1));
     return List.of(
         new Sample("Empty.bin", new CoordinatorStateRecord(new Version(1, 0, writer), Version.NONE,

@@ -61,11 +61,11 @@ class DDataSerializerTest {
         .applied(new RegionRegistered(r1))
         .applied(new ProxyRegistered(p1))
         .applied(new ProxyRegistered(p2))
-        // Unusual ids must come back exactly: non-ASCII, an unpaired surrogate, an empty id.
+        // Unusual ids must come back exactly: non-ASCII, an unpaired surrogate, a blank id.
         .applied(new ShardHomeAllocated("42", r1))
         .applied(new ShardHomeAllocated("ünïcødé-\uD83D\uDE00", r2))
         .applied(new ShardHomeAllocated("lone-\uD800", r1))
-        .applied(new ShardHomeAllocated("", r2))
+        .applied(new ShardHomeAllocated(" ", r2))
         .applied(new ShardHomeAllocated("7", r1));
     return new CoordinatorStateRecord(new Version(3, 17, "pekko://Sys@10.0.0.1:2552#123/4"),
         new Version(3, 16, "pekko://Sys@10.0.0.1:2552#123/4"), s);
@@ -241,6 +241,51 @@ class DDataSerializerTest {
     Object read = serializer.fromBinary(w.toByteArray(), DDataSerializer.COORDINATOR_STATE);
     assertEquals(record, read);
     assertEquals(record.state().regions(), ((CoordinatorStateRecord) read).state().regions());
+  }
+
+  @Test
+  void aStateWithAnInvalidShardIdOrRefIsNotWrittenAndOneWrittenByAnOlderBuildLeavesTheShardOut() throws Exception {
+    CoordinatorState withEmpty = CoordinatorState.empty().applied(new RegionRegistered(r1))
+        .applied(new ShardHomeAllocated("1", r1)).applied(new ShardHomeAllocated("", r1));
+    CoordinatorStateRecord bad = new CoordinatorStateRecord(new Version(1, 1, "w"), Version.NONE, withEmpty);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> serializer.toBinary(bad));
+    assertTrue(e.getMessage().contains("shard id is empty"), e.getMessage());
+    // Laid out as a writer without the check wrote it: the record reads, without that shard.
+    String region = ActorRefResolver.get(testKit.system()).toSerializationFormat(r1);
+    BinaryWriter w = header();
+    w.writeVarUInt(1);
+    w.writeSection(r -> {
+      r.writeString(region);
+      r.writeVarUInt(2);
+      r.writeSection(shard -> shard.writeString("1"));
+      r.writeSection(shard -> shard.writeString(""));
+    });
+    w.writeVarUInt(0);
+    CoordinatorStateRecord read = (CoordinatorStateRecord) serializer.fromBinary(w.toByteArray(), "C");
+    assertEquals(List.of("1"), read.state().regions().get(r1));
+    // A region without its ref is refused, naming the manifest and the field.
+    BinaryWriter noRef = header();
+    noRef.writeVarUInt(1);
+    noRef.writeSection(r -> {
+      r.writeString("");
+      r.writeVarUInt(0);
+    });
+    noRef.writeVarUInt(0);
+    NotSerializableException refused = assertThrows(NotSerializableException.class,
+        () -> serializer.fromBinary(noRef.toByteArray(), "C"));
+    assertTrue(refused.getMessage().contains("[C]") && refused.getMessage().contains("[region] is empty"),
+        refused.getMessage());
+  }
+
+  private static BinaryWriter header() {
+    BinaryWriter w = new BinaryWriter(64);
+    w.writeByte((byte) DDataSerializer.FORMAT);
+    for (int i = 0; i < 2; i++) {
+      w.writeVarULong(1);
+      w.writeVarULong(1 - i);
+      w.writeString("w");
+    }
+    return w;
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.persistence.internal;
 
 import dev.shardkit.sharding.persistence.internal.StoredEvent.Kind;
+import dev.shardkit.sharding.internal.ShardIds;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyTerminated;
@@ -18,20 +19,33 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.persistence.typed.EventAdapter;
 import org.apache.pekko.persistence.typed.EventSeq;
 import org.apache.pekko.persistence.typed.SnapshotAdapter;
+import org.slf4j.Logger;
 
 /**
  * Converts coordinator events and states to their stored form ({@link StoredEvent},
  * {@link StoredSnapshot}) and back. References become {@link ActorRefResolver} strings, which any
  * node of the cluster resolves again, also after the writer's node is gone.
+ *
+ * <p>Shard ids follow {@link ShardIds} on both paths, so that what is written can always be read:
+ * writing an event or snapshot with an invalid shard id fails with an
+ * {@link IllegalArgumentException} naming it (nothing is written); reading one, which only an
+ * older shardkit or a hand-edited journal can have written, is logged as an error naming it and
+ * that entry is skipped (the shard gets a home again when next used), instead of failing every
+ * load of the coordinator.
  */
 public final class StoredForm {
+  private static final String WHO = "the persistence coordinator state store";
   private final ActorRefResolver resolver;
+  private final Logger log;
 
   public StoredForm(ActorSystem<?> system) {
     this.resolver = ActorRefResolver.get(system);
+    this.log = system.log();
   }
 
+  /** @throws IllegalArgumentException if the event's shard id is invalid ({@link ShardIds}) */
   public StoredEvent toStored(CoordinatorEvent event) {
+    ShardIds.requireIn(List.of(event), WHO);
     if (event instanceof RegionRegistered e) {
       return new StoredEvent(Kind.REGION_REGISTERED, ref(e.region()), null);
     } else if (event instanceof ProxyRegistered e) {
@@ -63,9 +77,11 @@ public final class StoredForm {
     };
   }
 
+  /** @throws IllegalArgumentException if a shard id of the state is invalid ({@link ShardIds}) */
   public StoredSnapshot toStored(CoordinatorState state) {
     List<StoredSnapshot.Region> regions = new ArrayList<>();
     for (Map.Entry<ActorRef<Object>, List<String>> r : state.regions().entrySet()) {
+      r.getValue().forEach(shard -> ShardIds.require("shard id", shard, WHO));
       regions.add(new StoredSnapshot.Region(ref(r.getKey()), List.copyOf(r.getValue())));
     }
     // Proxies are a set; sorted, the same state always gives the same snapshot.
@@ -96,7 +112,11 @@ public final class StoredForm {
       }
       ActorRef<Object> region = resolve(r.ref(), "region");
       for (String shard : r.shards()) {
-        state = state.applied(new ShardHomeAllocated(shard, region));
+        if (ShardIds.isValid(shard)) {
+          state = state.applied(new ShardHomeAllocated(shard, region));
+        } else {
+          skipped("snapshot entry of region " + r.ref(), shard);
+        }
       }
     }
     return state;
@@ -117,6 +137,12 @@ public final class StoredForm {
 
       @Override
       public EventSeq<CoordinatorEvent> fromJournal(StoredEvent p, String manifest) {
+        if (p.kind() == Kind.SHARD_HOME_ALLOCATED || p.kind() == Kind.SHARD_HOME_DEALLOCATED) {
+          if (!ShardIds.isValid(p.shardId())) {
+            skipped("event " + p, p.shardId());
+            return EventSeq.empty();
+          }
+        }
         return EventSeq.single(fromStored(p));
       }
     };
@@ -141,6 +167,12 @@ public final class StoredForm {
     };
   }
 
+  private void skipped(String what, String shardId) {
+    log.error("The coordinator state in the journal has a {} with an invalid shard id ({}); skipping it, so that "
+        + "the coordinator can load: that shard gets a home again when next used. Only an older shardkit or an "
+        + "edited journal can have written it", what, ShardIds.problem("shard id", shardId).orElse(""));
+  }
+
   private String ref(ActorRef<?> ref) {
     return resolver.toSerializationFormat(ref);
   }
@@ -157,9 +189,9 @@ public final class StoredForm {
   }
 
   private static String shardId(StoredEvent stored) {
-    if (stored.shardId() == null || stored.shardId().isEmpty()) {
-      throw new IllegalStateException("Stored coordinator event " + stored + " lacks its shard id");
-    }
+    ShardIds.problem("shard id", stored.shardId()).ifPresent(problem -> {
+      throw new IllegalStateException("Stored coordinator event " + stored + " lacks its shard id: " + problem);
+    });
     return stored.shardId();
   }
 }

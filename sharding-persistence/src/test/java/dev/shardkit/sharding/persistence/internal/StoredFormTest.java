@@ -138,4 +138,28 @@ class StoredFormTest {
         new StoredSnapshot.Region(ref, List.of("1")), new StoredSnapshot.Region(other, List.of("1"))), List.of())));
     assertTrue(e.getMessage().contains("already has a home"), e.getMessage());
   }
+
+  @Test
+  void anInvalidShardIdIsNeverWrittenAndOneAlreadyStoredIsLeftOutSoTheStateStillLoads() {
+    StoredForm out = new StoredForm(writer);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> out.toStored(new ShardHomeAllocated("", r1)));
+    assertTrue(e.getMessage().contains("persistence coordinator state store") && e.getMessage().contains("empty"),
+        e.getMessage());
+    CoordinatorState withEmpty = CoordinatorState.empty().applied(new RegionRegistered(r1))
+        .applied(new ShardHomeAllocated("", r1));
+    e = assertThrows(IllegalArgumentException.class, () -> out.toStored(withEmpty));
+    assertTrue(e.getMessage().contains("shard id is empty"), e.getMessage());
+
+    // What an older build may have stored: replay skips the event, a snapshot leaves the shard out.
+    StoredForm in = new StoredForm(reader);
+    String ref = out.toStored(new RegionRegistered(r1)).ref();
+    assertTrue(in.eventAdapter().fromJournal(new StoredEvent(StoredEvent.Kind.SHARD_HOME_ALLOCATED, ref, ""), "")
+        .events().isEmpty());
+    assertTrue(in.eventAdapter().fromJournal(new StoredEvent(StoredEvent.Kind.SHARD_HOME_DEALLOCATED, null, null), "")
+        .events().isEmpty());
+    CoordinatorState loaded = in.fromStored(new StoredSnapshot(
+        List.of(new StoredSnapshot.Region(ref, java.util.Arrays.asList("1", "", null, "2"))), List.of()));
+    assertEquals(java.util.Set.of("1", "2"), loaded.shards().keySet());
+  }
 }

@@ -1,6 +1,6 @@
 package dev.shardkit.sharding.internal;
 
-import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -18,11 +18,11 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * their registrations and requests while they wait, so a protocol message is stashed once; once
  * the stash is full, further messages are dropped (they are asked again). When the state is
  * loaded, the stash is replayed into the behaviour the coordinator builds from it; told to stop,
- * it stops.
+ * it stops. A coordinator whose write was refused as superseded loads again through here.
  */
 final class CoordinatorLoading {
 
-  private record Loaded(CoordinatorState state) implements NoSerializationVerificationNeeded {}
+  private record Loaded(LoadedCoordinatorState loaded) implements NoSerializationVerificationNeeded {}
 
   private record LoadFailed(Throwable cause) implements NoSerializationVerificationNeeded {}
 
@@ -34,13 +34,13 @@ final class CoordinatorLoading {
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;
   private final StashBuffer<Object> stash;
-  private final Function<CoordinatorState, Behavior<Object>> loaded;
+  private final Function<LoadedCoordinatorState, Behavior<Object>> loaded;
   private final Backoff.Retries retries = CoordinatorStoreLink.STORE_BACKOFF.retries();
   private final Set<Object> stashed = new HashSet<>();
   private long lastStashFullWarning = System.nanoTime() - STASH_FULL_WARNING_INTERVAL.toNanos();
 
   private CoordinatorLoading(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers,
-      StashBuffer<Object> stash, Function<CoordinatorState, Behavior<Object>> loaded) {
+      StashBuffer<Object> stash, Function<LoadedCoordinatorState, Behavior<Object>> loaded) {
     this.spec = spec;
     this.context = context;
     this.timers = timers;
@@ -51,10 +51,10 @@ final class CoordinatorLoading {
   /**
    * Loads the coordinator's state.
    *
-   * @param loaded builds the coordinator's next behaviour from the loaded state
+   * @param loaded builds the coordinator's next behaviour from the loaded state and term
    */
   static Behavior<Object> behavior(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers,
-      StashBuffer<Object> stash, Function<CoordinatorState, Behavior<Object>> loaded) {
+      StashBuffer<Object> stash, Function<LoadedCoordinatorState, Behavior<Object>> loaded) {
     return new CoordinatorLoading(spec, context, timers, stash, loaded).load();
   }
 
@@ -62,7 +62,7 @@ final class CoordinatorLoading {
     context.pipeToSelf(CoordinatorStoreLink.attempt(spec.store()::load),
         (state, error) -> error == null ? new Loaded(state) : new LoadFailed(error));
     return Behaviors.receive(Object.class)
-        .onMessage(Loaded.class, l -> stash.unstashAll(loaded.apply(l.state())))
+        .onMessage(Loaded.class, l -> stash.unstashAll(loaded.apply(l.loaded())))
         .onMessage(LoadFailed.class, f -> {
           Duration backoff = retries.failed();
           context.getLog().warn("Coordinator of [{}] could not load its state ({}); retrying in {} ms",
@@ -72,6 +72,9 @@ final class CoordinatorLoading {
         })
         .onMessageEquals(RetryLoad.INSTANCE, this::load)
         .onMessageEquals(ShardCoordinator.Stop.INSTANCE, Behaviors::stopped)
+        // Loading again after a write was refused as superseded: an answer to a call made for the
+        // state held before belongs to nothing that exists any more.
+        .onMessage(CoordinatorStoreLink.Reply.class, stale -> Behaviors.same())
         .onAnyMessage(this::stashOrDrop)
         .build();
   }

@@ -90,7 +90,7 @@ class CoordinatorBatchingTest {
     assertEquals(allocated, announced);
     // Asking again for a stored home is answered at once, without a write.
     coordinator.tell(new GetShardHome("s7", region.ref()));
-    assertEquals(new ShardHome("s7", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("s7", region.ref(), 1), region.receiveMessage());
     assertTrue(store.writes.isEmpty());
   }
 
@@ -119,7 +119,7 @@ class CoordinatorBatchingTest {
     region.expectNoMessage(Duration.ofMillis(300));
 
     coordinator.tell(new GetShardHome("42", region.ref()));
-    assertEquals(new ShardHome("42", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("42", region.ref(), 1), region.receiveMessage());
     assertTrue(store.writes.isEmpty(), "a placed shard's home is answered without a write");
     // Shards outside the known ids are still placed on demand.
     coordinator.tell(new GetShardHome("extra", region.ref()));

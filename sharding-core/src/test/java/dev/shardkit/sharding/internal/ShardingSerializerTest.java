@@ -147,16 +147,16 @@ class ShardingSerializerTest {
         new Deliver("Counter", "12", "id-1", "hello"),
         new Register(regionRef, Set.of("1", "shard-ä", "")),
         new RegisterProxy(probe.getRef()),
-        new RegisterAck(coordinatorRef),
+        new RegisterAck(coordinatorRef, 3),
         new GetShardHome("12", regionRef),
-        new ShardHome("12", remoteRef),
+        new ShardHome("12", remoteRef, 1L << 33),
         new GetCurrentRegions(probe.getRef()),
         new CurrentRegions(Set.of(regionRef, remoteRef, probe.getRef())),
         new GetRegionStats(probe.getRef()),
         new RegionStats(counts),
         new ShardingEnvelope<>("id-1", "hello"),
         new Passivate(regionRef),
-        new BeginHandOff("12", regionRef, Set.of(regionRef, remoteRef), -123_456_789),
+        new BeginHandOff("12", regionRef, Set.of(regionRef, remoteRef), -123_456_789, 9),
         new ShardingProtocol.HandOffMarker("12", remoteRef, Integer.MIN_VALUE),
         new ShardingProtocol.ShardStopped("12", regionRef, Integer.MAX_VALUE),
         new ShardingProtocol.GracefulShutdownReq(regionRef),
@@ -202,7 +202,7 @@ class ShardingSerializerTest {
     Passivate passivate = (Passivate) roundTrip(new Passivate(regionRef));
     assertEquals(regionRef, passivate.entity());
 
-    ShardHome home = (ShardHome) roundTrip(new ShardHome("7", remoteRef));
+    ShardHome home = (ShardHome) roundTrip(new ShardHome("7", remoteRef, 2));
     assertEquals(remoteRef, home.region());
     assertEquals(resolver.toSerializationFormat(remoteRef), resolver.toSerializationFormat(home.region()));
   }

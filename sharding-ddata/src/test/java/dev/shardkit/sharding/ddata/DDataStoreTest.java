@@ -85,7 +85,7 @@ class DDataStoreTest {
   @Test
   void aStateStoredOnOneNodeIsWhatASuccessorOnAnotherNodeLoads() throws Exception {
     CoordinatorStateStore first = store(0, "Cross");
-    assertSame(CoordinatorState.empty(), get(first.load()));
+    assertSame(CoordinatorState.empty(), get(first.load()).state());
     ActorRef<Object> r0 = fakeRegion(cluster, 0, "cross-region-0", 0);
     ActorRef<Object> r1 = fakeRegion(cluster, 1, "cross-region-1", 0);
     ActorRef<Object> p3 = fakeRegion(cluster, 3, "cross-proxy-3", 0);
@@ -95,7 +95,7 @@ class DDataStoreTest {
         new ShardHomeDeallocated("1"), new ShardHomeAllocated("1", r1));
     first.close();
 
-    CoordinatorState loaded = get(store(1, "Cross").load());
+    CoordinatorState loaded = get(store(1, "Cross").load()).state();
     // Compared as full addresses, in order: the successor's node resolves the refs itself.
     Canonical expected = canonical(cluster, stored, 0);
     Canonical actual = canonical(cluster, loaded, 1);
@@ -119,7 +119,7 @@ class DDataStoreTest {
   @Test
   void withNothingStoredALoadIsEmpty() throws Exception {
     try (LogCapture logs = new LogCapture()) {
-      assertSame(CoordinatorState.empty(), get(store(2, "Fresh").load()));
+      assertSame(CoordinatorState.empty(), get(store(2, "Fresh").load()).state());
       logs.await(Duration.ofSeconds(10), "Entity type [Fresh]: no coordinator state stored yet",
           cluster.address(2).toString());
     }
@@ -143,7 +143,7 @@ class DDataStoreTest {
 
     // A second coordinator takes over while the first still runs (as in an unresolved partition).
     CoordinatorStateStore successor = store(1, "Taken");
-    CoordinatorState loaded = get(successor.load());
+    CoordinatorState loaded = get(successor.load()).state();
     assertEquals(canonical(cluster, first, 0), canonical(cluster, loaded, 1));
     ActorRef<Object> regionSeenFrom1 = loaded.regions().keySet().iterator().next();
     CoordinatorState second = storeAll(successor, loaded, new ShardHomeAllocated("9", regionSeenFrom1));
@@ -153,7 +153,7 @@ class DDataStoreTest {
     assertInstanceOf(IllegalStateException.class, refused);
     assertTrue(refused.getMessage().contains("taken over by another coordinator"), refused.getMessage());
 
-    assertEquals(canonical(cluster, second, 1), canonical(cluster, get(store(2, "Taken").load()), 2));
+    assertEquals(canonical(cluster, second, 1), canonical(cluster, get(store(2, "Taken").load()).state(), 2));
   }
 
   @Test
@@ -193,7 +193,7 @@ class DDataStoreTest {
 
     // The coordinator's retry: the same event and state again.
     get(store.store(List.of(event), second));
-    assertEquals(canonical(cluster, second, 0), canonical(cluster, get(store(1, "Cut").load()), 1));
+    assertEquals(canonical(cluster, second, 0), canonical(cluster, get(store(1, "Cut").load()).state(), 1));
   }
 
   @Test

@@ -42,6 +42,8 @@ public final class ShardingSettings {
     Duration entityRestartBackoffMax;
     boolean placeAllShardsAtStart;
     RemoteDeliverySettings remoteDelivery;
+    Optional<String> coordinatorLease;
+    Duration coordinatorLeaseRetryInterval;
 
     Builder copy() {
       try {
@@ -78,6 +80,9 @@ public final class ShardingSettings {
         "entity-restart-backoff-max must not be below entity-restart-backoff, got " + b.entityRestartBackoffMax);
     b.role = b.role.filter(r -> !r.isEmpty());
     java.util.Objects.requireNonNull(b.remoteDelivery, "remote-delivery");
+    b.coordinatorLease = b.coordinatorLease.filter(path -> !path.isBlank());
+    require(!b.coordinatorLeaseRetryInterval.isNegative() && !b.coordinatorLeaseRetryInterval.isZero(),
+        "coordinator-lease-retry-interval must be positive, got " + b.coordinatorLeaseRetryInterval);
     this.values = b;
   }
 
@@ -138,6 +143,8 @@ public final class ShardingSettings {
       b.entityRestartBackoffMax = c.getDuration("entity-restart-backoff-max");
       b.placeAllShardsAtStart = c.getBoolean("place-all-shards-at-start");
       b.remoteDelivery = RemoteDeliverySettings.fromConfig(c.getConfig("remote-delivery"));
+      b.coordinatorLease = Optional.of(c.getString("coordinator-lease"));
+      b.coordinatorLeaseRetryInterval = c.getDuration("coordinator-lease-retry-interval");
       try {
         b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
             least.getInt("rebalance-absolute-limit"), least.getDouble("rebalance-relative-limit"));
@@ -213,6 +220,33 @@ public final class ShardingSettings {
    */
   public Duration handOffTimeout() {
     return values.handOffTimeout;
+  }
+
+  /**
+   * The configuration path of the Pekko coordination lease the coordinator must hold to act (its
+   * {@code lease-class} and settings, e.g. {@code pekko.coordination.lease.kubernetes}); empty
+   * (the default) for none.
+   */
+  public Optional<String> coordinatorLease() {
+    return values.coordinatorLease;
+  }
+
+  /** How soon a node asks again for the coordinator's lease it was refused (default 5s). */
+  public Duration coordinatorLeaseRetryInterval() {
+    return values.coordinatorLeaseRetryInterval;
+  }
+
+  /**
+   * The coordinator acts only while it holds the lease configured at {@code configPath}, or
+   * without one if it is empty; asked again every {@code retryInterval} while refused.
+   *
+   * @throws IllegalArgumentException if {@code retryInterval} is not positive
+   */
+  public ShardingSettings withCoordinatorLease(String configPath, Duration retryInterval) {
+    return with(b -> {
+      b.coordinatorLease = Optional.ofNullable(configPath);
+      b.coordinatorLeaseRetryInterval = retryInterval;
+    });
   }
 
   /**

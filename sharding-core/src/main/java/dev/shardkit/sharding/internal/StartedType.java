@@ -125,7 +125,8 @@ public final class StartedType {
         remember.map(r -> () -> r.rememberedShards(system, name, settings)), knownShards)));
     classic.systemActorOf(
         ClusterSingletonManager.props(coordinatorProps, ShardCoordinator.Stop.INSTANCE,
-            ClusterSingletonManagerSettings.create(classic).withRole(settings.role().orElse(null))),
+            CoordinatorLease.singletonSettings(ClusterSingletonManagerSettings.create(classic), classic.settings().config(),
+                settings)),
         coordinatorName(name));
   }
 

@@ -1,0 +1,155 @@
+package dev.shardkit.sharding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.testkit.Recorder;
+import dev.shardkit.sharding.testkit.Recorder.Command;
+import dev.shardkit.sharding.testkit.Recorder.Msg;
+import dev.shardkit.sharding.testkit.Recorder.Report;
+import dev.shardkit.sharding.testkit.TestCluster;
+import dev.shardkit.sharding.testkit.TestLease;
+import dev.shardkit.sharding.testkit.TestLeaseControl;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Leave;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * With {@code coordinator-lease}, a coordinator acts only while its node holds the lease: one that
+ * loses it stops (a new shard gets no home) and serves again once its node holds the lease again;
+ * and when the oldest node changes while the lease is held elsewhere, no coordinator starts until
+ * the lease is free. The lease is shardkit's {@link TestLease}, shared by the nodes in this JVM.
+ */
+class CoordinatorLeaseTest {
+  static final int SHARDS = 50;
+  // The default retry interval (5 s) would make each test wait that long for every retry; the
+  // behaviour does not depend on it.
+  static final String CONFIG = TestLease.CONFIG + """
+      shardkit.sharding.coordinator-lease = %s
+      shardkit.sharding.coordinator-lease-retry-interval = 200ms
+      """.formatted(TestLease.CONFIG_PATH);
+
+  @BeforeEach
+  void reset() {
+    Recorder.reset();
+  }
+
+  private static void startSharding(TestCluster cluster, EntityTypeKey<Command> key) {
+    for (ActorSystem<Void> s : cluster.systems()) {
+      // Shards placed on demand: a new shard needs an acting coordinator.
+      ClusterSharding.get(s).start(Entity.of(key, Recorder::create).withSettings(ShardingSettings.create(s)
+          .withNumberOfShards(SHARDS).withPlaceAllShardsAtStart(false)));
+    }
+  }
+
+  private static Report ask(ActorSystem<?> from, EntityTypeKey<Command> key, String id) throws Exception {
+    return ClusterSharding.get(from).entityRefFor(key, id).<Report>ask(Recorder.Get::new, Duration.ofSeconds(5))
+        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  private static void awaitReceived(ActorSystem<?> from, EntityTypeKey<Command> key, String id, int count) {
+    TestCluster.await(Duration.ofSeconds(30), () -> {
+      try {
+        return ask(from, key, id).received() == count;
+      } catch (Exception e) {
+        return false;
+      }
+    }, id + " received " + count);
+  }
+
+  /** An entity id whose shard differs from {@code other}'s, so that its first message needs a placement. */
+  private static String inAnotherShard(String prefix, String other) {
+    String otherShard = StableHashMessageExtractor.shardIdFor(other, SHARDS);
+    for (int i = 0; ; i++) {
+      if (!StableHashMessageExtractor.shardIdFor(prefix + i, SHARDS).equals(otherShard)) {
+        return prefix + i;
+      }
+    }
+  }
+
+  /** Waits until {@code more} further requests for the lease were refused: that much time passed without it. */
+  private static void awaitRefusals(TestLeaseControl lease, long more) {
+    long target = lease.refusals() + more;
+    TestCluster.await(Duration.ofSeconds(30), () -> lease.refusals() >= target, more + " more lease refusals");
+  }
+
+  private static boolean notStarted(String id) {
+    AtomicInteger live = Recorder.LIVE.get(id);
+    return live == null || live.get() == 0;
+  }
+
+  @Test
+  void aCoordinatorThatLosesTheLeasePlacesNothingUntilItHoldsItAgain() throws Exception {
+    EntityTypeKey<Command> key = EntityTypeKey.create(Command.class, "LeaseLost");
+    try (TestCluster cluster = new TestCluster("LeaseLost")) {
+      cluster.add(CONFIG);
+      cluster.add(CONFIG);
+      cluster.awaitUp(2);
+      startSharding(cluster, key);
+      ActorSystem<Void> sender = cluster.system(1);
+      ClusterSharding.get(sender).entityRefFor(key, "a").tell(new Msg("n1", 1));
+      awaitReceived(sender, key, "a", 1);
+      TestLeaseControl lease = TestLease.control("shardkit-coordinator-" + key.name());
+      assertEquals(Optional.of(cluster.address(0).hostPort()), lease.holder(), "the oldest node holds the lease");
+
+      lease.refuseAll();
+      lease.revoke();
+      // The manager asks for the lease again only once the coordinator has stopped; every
+      // refusal after that is time without a coordinator.
+      awaitRefusals(lease, 1);
+      String fresh = inAnotherShard("b-", "a");
+      ClusterSharding.get(sender).entityRefFor(key, fresh).tell(new Msg("n1", 1));
+      awaitRefusals(lease, 10);
+      assertTrue(notStarted(fresh), "no shard is placed while no node holds the lease");
+      ClusterSharding.get(sender).entityRefFor(key, "a").tell(new Msg("n1", 2));
+      awaitReceived(sender, key, "a", 2);
+
+      lease.grantAll();
+      awaitReceived(sender, key, fresh, 1);
+      assertEquals(Optional.of(cluster.address(0).hostPort()), lease.holder());
+      assertTrue(Recorder.DOUBLE_INCARNATIONS.isEmpty(), "alive twice: " + Recorder.DOUBLE_INCARNATIONS);
+    }
+  }
+
+  @Test
+  void theNextOldestNodeStartsNoCoordinatorWhileTheLeaseIsHeldElsewhere() throws Exception {
+    EntityTypeKey<Command> key = EntityTypeKey.create(Command.class, "LeaseHeld");
+    try (TestCluster cluster = new TestCluster("LeaseHeld")) {
+      for (int i = 0; i < 3; i++) {
+        cluster.add(CONFIG);
+      }
+      cluster.awaitUp(3);
+      startSharding(cluster, key);
+      ActorSystem<Void> sender = cluster.system(2);
+      ClusterSharding.get(sender).entityRefFor(key, "a").tell(new Msg("n2", 1));
+      awaitReceived(sender, key, "a", 1);
+      TestLeaseControl lease = TestLease.control("shardkit-coordinator-" + key.name());
+
+      // The oldest node leaves (its shards are handed off by its coordinator, which still holds
+      // the lease), and on the other side of a partition someone holds the lease meanwhile.
+      lease.refuseAll();
+      Cluster.get(cluster.system(0)).manager().tell(new Leave(cluster.address(0)));
+      cluster.system(0).getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      awaitRefusals(lease, 1);
+      lease.holdElsewhere("the-other-side");
+      lease.grantAll();
+
+      String fresh = inAnotherShard("b-", "a");
+      ClusterSharding.get(sender).entityRefFor(key, fresh).tell(new Msg("n2", 1));
+      awaitRefusals(lease, 10);
+      assertTrue(notStarted(fresh), "no coordinator placed a shard while the lease was held elsewhere");
+
+      lease.free();
+      awaitReceived(sender, key, fresh, 1);
+      assertEquals(Optional.of(cluster.address(1).hostPort()), lease.holder(), "the next oldest node took it");
+      awaitReceived(sender, key, "a", 1);
+      assertTrue(Recorder.DOUBLE_INCARNATIONS.isEmpty(), "alive twice: " + Recorder.DOUBLE_INCARNATIONS);
+    }
+  }
+}

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.shardkit.sharding.testkit.Recorder;
 import dev.shardkit.sharding.testkit.Recorder.Command;
 import dev.shardkit.sharding.testkit.Recorder.Msg;
-import dev.shardkit.sharding.testkit.Recorder.Report;
 import dev.shardkit.sharding.testkit.TestCluster;
 import dev.shardkit.sharding.testkit.TestLease;
 import dev.shardkit.sharding.testkit.TestLeaseControl;
@@ -40,27 +39,17 @@ class CoordinatorLeaseTest {
     Recorder.reset();
   }
 
-  private static void startSharding(TestCluster cluster, EntityTypeKey<Command> key) {
+  /** Starts sharding on every node, and entity "a" from {@code sender}: a coordinator serves, holding the lease. */
+  private static TestLeaseControl startServing(TestCluster cluster, EntityTypeKey<Command> key,
+      ActorSystem<Void> sender) {
     for (ActorSystem<Void> s : cluster.systems()) {
       // Shards placed on demand: a new shard needs an acting coordinator.
       ClusterSharding.get(s).start(Entity.of(key, Recorder::create).withSettings(ShardingSettings.create(s)
           .withNumberOfShards(SHARDS).withPlaceAllShardsAtStart(false)));
     }
-  }
-
-  private static Report ask(ActorSystem<?> from, EntityTypeKey<Command> key, String id) throws Exception {
-    return ClusterSharding.get(from).entityRefFor(key, id).<Report>ask(Recorder.Get::new, Duration.ofSeconds(5))
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);
-  }
-
-  private static void awaitReceived(ActorSystem<?> from, EntityTypeKey<Command> key, String id, int count) {
-    TestCluster.await(Duration.ofSeconds(30), () -> {
-      try {
-        return ask(from, key, id).received() == count;
-      } catch (Exception e) {
-        return false;
-      }
-    }, id + " received " + count);
+    ClusterSharding.get(sender).entityRefFor(key, "a").tell(new Msg("sender", 1));
+    Recorder.awaitReceived(sender, key, "a", 1);
+    return TestLease.control("shardkit-coordinator-" + key.name());
   }
 
   /** An entity id whose shard differs from {@code other}'s, so that its first message needs a placement. */
@@ -91,11 +80,8 @@ class CoordinatorLeaseTest {
       cluster.add(CONFIG);
       cluster.add(CONFIG);
       cluster.awaitUp(2);
-      startSharding(cluster, key);
       ActorSystem<Void> sender = cluster.system(1);
-      ClusterSharding.get(sender).entityRefFor(key, "a").tell(new Msg("n1", 1));
-      awaitReceived(sender, key, "a", 1);
-      TestLeaseControl lease = TestLease.control("shardkit-coordinator-" + key.name());
+      TestLeaseControl lease = startServing(cluster, key, sender);
       assertEquals(Optional.of(cluster.address(0).hostPort()), lease.holder(), "the oldest node holds the lease");
 
       lease.refuseAll();
@@ -104,14 +90,14 @@ class CoordinatorLeaseTest {
       // refusal after that is time without a coordinator.
       awaitRefusals(lease, 1);
       String fresh = inAnotherShard("b-", "a");
-      ClusterSharding.get(sender).entityRefFor(key, fresh).tell(new Msg("n1", 1));
+      ClusterSharding.get(sender).entityRefFor(key, fresh).tell(new Msg("sender", 1));
       awaitRefusals(lease, 10);
       assertTrue(notStarted(fresh), "no shard is placed while no node holds the lease");
-      ClusterSharding.get(sender).entityRefFor(key, "a").tell(new Msg("n1", 2));
-      awaitReceived(sender, key, "a", 2);
+      ClusterSharding.get(sender).entityRefFor(key, "a").tell(new Msg("sender", 2));
+      Recorder.awaitReceived(sender, key, "a", 2);
 
       lease.grantAll();
-      awaitReceived(sender, key, fresh, 1);
+      Recorder.awaitReceived(sender, key, fresh, 1);
       assertEquals(Optional.of(cluster.address(0).hostPort()), lease.holder());
       assertTrue(Recorder.DOUBLE_INCARNATIONS.isEmpty(), "alive twice: " + Recorder.DOUBLE_INCARNATIONS);
     }
@@ -121,15 +107,13 @@ class CoordinatorLeaseTest {
   void theNextOldestNodeStartsNoCoordinatorWhileTheLeaseIsHeldElsewhere() throws Exception {
     EntityTypeKey<Command> key = EntityTypeKey.create(Command.class, "LeaseHeld");
     try (TestCluster cluster = new TestCluster("LeaseHeld")) {
+      // One after the other, so that node 1 is the next oldest.
       for (int i = 0; i < 3; i++) {
         cluster.add(CONFIG);
+        cluster.awaitUp(i + 1);
       }
-      cluster.awaitUp(3);
-      startSharding(cluster, key);
       ActorSystem<Void> sender = cluster.system(2);
-      ClusterSharding.get(sender).entityRefFor(key, "a").tell(new Msg("n2", 1));
-      awaitReceived(sender, key, "a", 1);
-      TestLeaseControl lease = TestLease.control("shardkit-coordinator-" + key.name());
+      TestLeaseControl lease = startServing(cluster, key, sender);
 
       // The oldest node leaves (its shards are handed off by its coordinator, which still holds
       // the lease), and on the other side of a partition someone holds the lease meanwhile.
@@ -141,14 +125,14 @@ class CoordinatorLeaseTest {
       lease.grantAll();
 
       String fresh = inAnotherShard("b-", "a");
-      ClusterSharding.get(sender).entityRefFor(key, fresh).tell(new Msg("n2", 1));
+      ClusterSharding.get(sender).entityRefFor(key, fresh).tell(new Msg("sender", 1));
       awaitRefusals(lease, 10);
       assertTrue(notStarted(fresh), "no coordinator placed a shard while the lease was held elsewhere");
 
       lease.free();
-      awaitReceived(sender, key, fresh, 1);
+      Recorder.awaitReceived(sender, key, fresh, 1);
       assertEquals(Optional.of(cluster.address(1).hostPort()), lease.holder(), "the next oldest node took it");
-      awaitReceived(sender, key, "a", 1);
+      Recorder.awaitReceived(sender, key, "a", 1);
       assertTrue(Recorder.DOUBLE_INCARNATIONS.isEmpty(), "alive twice: " + Recorder.DOUBLE_INCARNATIONS);
     }
   }

@@ -85,14 +85,25 @@ public final class WireGolden {
     return resolver.resolveActorRef("pekko://" + SYSTEM + "@" + node + ":25520" + path);
   }
 
+  /** The regions, proxy and coordinator the samples name. */
+  private record Refs(ActorRef<Object> region1, ActorRef<Object> region2, ActorRef<Object> proxy,
+      ActorRef<Object> coordinator) {
+    static Refs in(ActorRefResolver resolver) {
+      return new Refs(ref(resolver, "10.0.0.1", "/system/sharding/Counter#101"),
+          ref(resolver, "10.0.0.2", "/system/sharding/Counter#202"),
+          ref(resolver, "10.0.0.3", "/system/sharding/CounterProxy#303"),
+          ref(resolver, "10.0.0.1", "/system/sharding/CounterCoordinator/singleton/coordinator#404"));
+    }
+  }
+
   /** One value of every message {@link ShardingSerializer} writes. */
   static List<Sample> shardingSamples(ActorSystem<?> system) {
     ActorRefResolver resolver = ActorRefResolver.get(system);
-    ActorRef<Object> region1 = ref(resolver, "10.0.0.1", "/system/sharding/Counter#101");
-    ActorRef<Object> region2 = ref(resolver, "10.0.0.2", "/system/sharding/Counter#202");
-    ActorRef<Object> proxy = ref(resolver, "10.0.0.3", "/system/sharding/CounterProxy#303");
-    ActorRef<Object> coordinator = ref(resolver, "10.0.0.1",
-        "/system/sharding/CounterCoordinator/singleton/coordinator#404");
+    Refs refs = Refs.in(resolver);
+    ActorRef<Object> region1 = refs.region1();
+    ActorRef<Object> region2 = refs.region2();
+    ActorRef<Object> proxy = refs.proxy();
+    ActorRef<Object> coordinator = refs.coordinator();
     ActorRef<Object> asker = ref(resolver, "10.0.0.3", "/temp/$a#505");
     ActorRef<Object> entity = ref(resolver, "10.0.0.2", "/system/sharding/Counter/12/id-1#606");
     ActorRef<Object> link = ref(resolver, "10.0.0.1", "/system/sharding/Counter/link-2#707");
@@ -134,17 +145,12 @@ public final class WireGolden {
    * written. Their names stay those of the files.
    */
   static List<Sample> shardingSamplesBeforeTerms(ActorSystem<?> system) {
-    ActorRefResolver resolver = ActorRefResolver.get(system);
-    ActorRef<Object> region1 = ref(resolver, "10.0.0.1", "/system/sharding/Counter#101");
-    ActorRef<Object> region2 = ref(resolver, "10.0.0.2", "/system/sharding/Counter#202");
-    ActorRef<Object> proxy = ref(resolver, "10.0.0.3", "/system/sharding/CounterProxy#303");
-    ActorRef<Object> coordinator = ref(resolver, "10.0.0.1",
-        "/system/sharding/CounterCoordinator/singleton/coordinator#404");
+    Refs r = Refs.in(ActorRefResolver.get(system));
     return List.of(
-        new Sample("RegisterAck", new RegisterAck(coordinator, RegisterAck.NO_TERM)),
-        new Sample("ShardHome", new ShardHome("12", region1, RegisterAck.NO_TERM)),
-        new Sample("BeginHandOff", new BeginHandOff("12", region1, Set.of(region1, region2, proxy), -123_456,
-            RegisterAck.NO_TERM)));
+        new Sample("RegisterAck", new RegisterAck(r.coordinator(), RegisterAck.NO_TERM)),
+        new Sample("ShardHome", new ShardHome("12", r.region1(), RegisterAck.NO_TERM)),
+        new Sample("BeginHandOff", new BeginHandOff("12", r.region1(), Set.of(r.region1(), r.region2(), r.proxy()),
+            -123_456, RegisterAck.NO_TERM)));
   }
 
   /** One value of every message {@link GateSerializer} writes. */

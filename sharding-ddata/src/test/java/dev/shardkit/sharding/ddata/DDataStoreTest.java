@@ -22,6 +22,8 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.CoordinatorStateSupersededException;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.Network;
 import dev.shardkit.sharding.testkit.TestCluster;
@@ -138,19 +140,21 @@ class DDataStoreTest {
   void aCoordinatorThatWasTakenOverCannotOverwriteItsSuccessor() throws Exception {
     ActorRef<Object> region = fakeRegion(cluster, 0, "taken-region-0", 0);
     CoordinatorStateStore old = store(0, "Taken");
-    get(old.load());
+    long oldTerm = get(old.load()).term();
     CoordinatorState first = storeAll(old, CoordinatorState.empty(), new RegionRegistered(region));
 
     // A second coordinator takes over while the first still runs (as in an unresolved partition).
     CoordinatorStateStore successor = store(1, "Taken");
-    CoordinatorState loaded = get(successor.load()).state();
+    LoadedCoordinatorState takenOver = get(successor.load());
+    assertTrue(takenOver.term() > oldTerm, "the successor's term " + takenOver.term() + " is above " + oldTerm);
+    CoordinatorState loaded = takenOver.state();
     assertEquals(canonical(cluster, first, 0), canonical(cluster, loaded, 1));
     ActorRef<Object> regionSeenFrom1 = loaded.regions().keySet().iterator().next();
     CoordinatorState second = storeAll(successor, loaded, new ShardHomeAllocated("9", regionSeenFrom1));
 
     Throwable refused = failure(old.store(List.of(new ShardHomeAllocated("8", region)),
         first.applied(new ShardHomeAllocated("8", region))));
-    assertInstanceOf(IllegalStateException.class, refused);
+    assertInstanceOf(CoordinatorStateSupersededException.class, refused);
     assertTrue(refused.getMessage().contains("taken over by another coordinator"), refused.getMessage());
 
     assertEquals(canonical(cluster, second, 1), canonical(cluster, get(store(2, "Taken").load()).state(), 2));

@@ -2,7 +2,6 @@ package dev.shardkit.sharding.ddata;
 
 import static dev.shardkit.sharding.ddata.Replicas.get;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.ClusterSharding;
@@ -32,6 +31,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.ddata.Replicator;
@@ -110,7 +110,9 @@ class DDataFencingTest {
       try {
         get(deposed.store(List.of(new RegionRegistered(home), new ShardHomeAllocated(shard, home)), late));
       } catch (ExecutionException e) {
-        assertInstanceOf(CoordinatorStateSupersededException.class, e.getCause());
+        // Refused by node 4's replica, or not confirmed in time (it may still have reached some).
+        assertTrue(e.getCause() instanceof CoordinatorStateSupersededException
+            || e.getCause() instanceof TimeoutException, String.valueOf(e.getCause()));
       }
       deposed.close();
       // ...and tells every region, at its term, as a deposed coordinator would.

@@ -89,9 +89,20 @@ final class RegionRegistration {
     return fence.term();
   }
 
-  /** Whether to log a refusal at {@code term}: once per term. */
-  boolean firstRefusalAt(long term) {
-    return fence.firstRefusalAt(term);
+  /**
+   * A home, hand-off or acknowledgement at {@code term} was refused.
+   *
+   * @return whether to log it: the first refusal at each term is logged. A term above the current
+   *     one names a coordinator this region has not registered with (its announcement was lost,
+   *     or overtaken): the region registers through the proxy once for it, rather than waiting
+   *     for its own coordinator to be seen gone
+   */
+  boolean refusedAt(long term) {
+    boolean first = fence.firstRefusalAt(term);
+    if (first && term > fence.term()) {
+      register();
+    }
+    return first;
   }
 
   /**

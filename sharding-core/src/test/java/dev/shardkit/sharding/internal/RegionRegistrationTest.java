@@ -107,6 +107,21 @@ class RegionRegistrationTest {
   }
 
   @Test
+  void aRefusalAtANewerTermRegistersThroughTheProxyOnceAndAnOlderOneNot() {
+    RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorA, 5);
+    told.clear();
+    assertTrue(registration.refusedAt(4), "the first refusal at a term is logged");
+    assertFalse(registration.refusedAt(4));
+    assertEquals(List.of(), told, "an older coordinator is not looked for");
+    assertTrue(registration.refusedAt(7));
+    assertFalse(registration.refusedAt(7));
+    assertEquals(List.of(new Told(proxy, new Register(self, Set.of("1", "2")))), told,
+        "a newer coordinator is registered with through the proxy, once");
+    assertSame(coordinatorA, registration.coordinator(), "nothing changes until the newer one acknowledges");
+  }
+
+  @Test
   void coordinatorsThatSendNoTermAreTakenWhoeverTheyAre() {
     RegionRegistration registration = registration(false);
     registration.acknowledged(coordinatorA, RegisterAck.NO_TERM);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.shardkit.sharding.internal.InMemoryCoordinatorStateStore;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.CoordinatorStateStoreProvider;
 import dev.shardkit.sharding.testkit.CborSerializable;
@@ -235,17 +236,21 @@ class SupervisionTest {
    */
   public static final class ThrowsOnceStore implements CoordinatorStateStore {
     static final AtomicInteger thrown = new AtomicInteger();
-    private final InMemoryCoordinatorStateStore delegate = new InMemoryCoordinatorStateStore();
+    private final CoordinatorStateStore delegate;
+
+    private ThrowsOnceStore(CoordinatorStateStore delegate) {
+      this.delegate = delegate;
+    }
 
     public static final class Provider implements CoordinatorStateStoreProvider {
       @Override
       public CoordinatorStateStore create(ActorSystem<?> system, String typeName, ShardingSettings settings) {
-        return new ThrowsOnceStore();
+        return new ThrowsOnceStore(new InMemoryCoordinatorStateStore.Provider().create(system, typeName, settings));
       }
     }
 
     @Override
-    public CompletionStage<CoordinatorState> load() {
+    public CompletionStage<LoadedCoordinatorState> load() {
       return delegate.load();
     }
 

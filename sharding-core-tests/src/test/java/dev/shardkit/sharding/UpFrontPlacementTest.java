@@ -9,6 +9,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.CoordinatorStateStoreProvider;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import dev.shardkit.sharding.testkit.EntityProbe;
 import dev.shardkit.sharding.testkit.EntityProbe.Hello;
 import dev.shardkit.sharding.testkit.EntityProbe.Msg;
@@ -41,8 +42,8 @@ class UpFrontPlacementTest {
     public CoordinatorStateStore create(ActorSystem<?> system, String typeName, ShardingSettings settings) {
       return new CoordinatorStateStore() {
         @Override
-        public CompletionStage<CoordinatorState> load() {
-          return CompletableFuture.completedFuture(CoordinatorState.empty());
+        public CompletionStage<LoadedCoordinatorState> load() {
+          return CompletableFuture.completedFuture(new LoadedCoordinatorState(1, CoordinatorState.empty()));
         }
 
         @Override

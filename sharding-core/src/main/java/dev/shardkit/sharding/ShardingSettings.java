@@ -47,6 +47,8 @@ public final class ShardingSettings {
     int coordinatorPendingAnswersLimit;
     int maxShards;
     RemoteDeliverySettings remoteDelivery;
+    Optional<String> coordinatorLease;
+    Duration coordinatorLeaseRetryInterval;
 
     Builder copy() {
       try {
@@ -92,6 +94,9 @@ public final class ShardingSettings {
         "coordinator-failure-backoff.random-factor must be between 0 and 1, got " + b.coordinatorFailureRandomFactor);
     b.role = b.role.filter(r -> !r.isEmpty());
     java.util.Objects.requireNonNull(b.remoteDelivery, "remote-delivery");
+    b.coordinatorLease = b.coordinatorLease.filter(path -> !path.isBlank());
+    require(!b.coordinatorLeaseRetryInterval.isNegative() && !b.coordinatorLeaseRetryInterval.isZero(),
+        "coordinator-lease-retry-interval must be positive, got " + b.coordinatorLeaseRetryInterval);
     this.values = b;
   }
 
@@ -157,6 +162,8 @@ public final class ShardingSettings {
       b.coordinatorPendingAnswersLimit = c.getInt("coordinator-pending-answers-limit");
       b.maxShards = c.getInt("max-shards");
       b.remoteDelivery = RemoteDeliverySettings.fromConfig(c.getConfig("remote-delivery"));
+      b.coordinatorLease = Optional.of(c.getString("coordinator-lease"));
+      b.coordinatorLeaseRetryInterval = c.getDuration("coordinator-lease-retry-interval");
       try {
         b.leastShardAllocationStrategy = new LeastShardAllocationStrategy(least.getInt("rebalance-threshold"),
             least.getInt("rebalance-absolute-limit"), least.getDouble("rebalance-relative-limit"));
@@ -232,6 +239,33 @@ public final class ShardingSettings {
    */
   public Duration handOffTimeout() {
     return values.handOffTimeout;
+  }
+
+  /**
+   * The configuration path of the Pekko coordination lease the coordinator must hold to act (its
+   * {@code lease-class} and settings, e.g. {@code pekko.coordination.lease.kubernetes}); empty
+   * (the default) for none.
+   */
+  public Optional<String> coordinatorLease() {
+    return values.coordinatorLease;
+  }
+
+  /** How soon a node asks again for the coordinator's lease it was refused (default 5s). */
+  public Duration coordinatorLeaseRetryInterval() {
+    return values.coordinatorLeaseRetryInterval;
+  }
+
+  /**
+   * The coordinator acts only while it holds the lease configured at {@code configPath}, or
+   * without one if it is empty; asked again every {@code retryInterval} while refused.
+   *
+   * @throws IllegalArgumentException if {@code retryInterval} is not positive
+   */
+  public ShardingSettings withCoordinatorLease(String configPath, Duration retryInterval) {
+    return with(b -> {
+      b.coordinatorLease = Optional.ofNullable(configPath);
+      b.coordinatorLeaseRetryInterval = retryInterval;
+    });
   }
 
   /**

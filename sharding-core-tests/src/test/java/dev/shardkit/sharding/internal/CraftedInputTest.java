@@ -136,9 +136,9 @@ class CraftedInputTest {
       ActorSystem<Void> system = cluster.system(i);
       ActorRef<Object> region = regions.get(i);
       List<Object> samples = List.of(new Deliver(GUARDED.name(), "3", "good-3", new Ledger.Msg("n9", 1)),
-          new ShardingProtocol.ShardHome("3", region), new GetShardHome("3", region),
+          new ShardingProtocol.ShardHome("3", region, 1), new GetShardHome("3", region),
           new ShardingProtocol.Register(region, Set.of("3", "4")), new ShardingProtocol.BeginHandOff("3", region,
-              Set.of(region), 1));
+              Set.of(region), 1, 1));
       List<Golden> goldens = new ArrayList<>();
       SerializerWithStringManifest serializer = null;
       for (Object sample : samples) {

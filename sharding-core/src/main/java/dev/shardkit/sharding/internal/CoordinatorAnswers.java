@@ -48,21 +48,22 @@ final class CoordinatorAnswers {
    * Answers the request if its shard has a home decided: at once if it is stored, else once the
    * store holds it (or not at all if the queue of pending answers is full: the region asks again).
    *
+   * @param term the coordinator's term, which every answer carries
    * @return false if the shard has no home decided
    */
-  boolean answer(GetShardHome get, CoordinatorWrites writes, CoordinatorStoreLink store) {
+  boolean answer(GetShardHome get, CoordinatorWrites writes, CoordinatorStoreLink store, long term) {
     String shardId = get.shardId();
     if (!writes.decided().shards().containsKey(shardId)) {
       return false;
     }
     ActorRef<Object> stored = writes.settledHome(shardId);
     if (stored != null) {
-      get.region().tell(new ShardHome(shardId, stored));
+      get.region().tell(new ShardHome(shardId, stored, term));
       return true;
     }
     PendingHomeAnswers.Admission admission = pending.add(shardId, get.region());
     if (admission == PendingHomeAnswers.Admission.QUEUED_FIRST) {
-      store.afterDurable(() -> answerPending(writes, store));
+      store.afterDurable(() -> answerPending(writes, store, term));
     } else if (admission == PendingHomeAnswers.Admission.REFUSED_FIRST) {
       log.warn("Coordinator of [{}]: {} answers to shard-home requests already wait for the state store to hold "
           + "their homes (coordinator-pending-answers-limit); refusing more until it catches up (regions ask again); "
@@ -72,13 +73,13 @@ final class CoordinatorAnswers {
   }
 
   /** A write is stored: answers the requests whose homes the store holds now. */
-  private void answerPending(CoordinatorWrites writes, CoordinatorStoreLink store) {
+  private void answerPending(CoordinatorWrites writes, CoordinatorStoreLink store, long term) {
     PendingHomeAnswers.Answered<ActorRef<Object>> answered = pending.answer(
         id -> handOffs.inProgress(id) ? null : writes.settledHome(id),
         id -> !handOffs.inProgress(id) && writes.decided().shards().containsKey(id));
-    answered.answers().forEach(a -> a.region().tell(new ShardHome(a.shardId(), a.home())));
+    answered.answers().forEach(a -> a.region().tell(new ShardHome(a.shardId(), a.home(), term)));
     if (answered.again()) {
-      store.afterDurable(() -> answerPending(writes, store));
+      store.afterDurable(() -> answerPending(writes, store, term));
     }
     if (answered.refusedInEpisode() > 0) {
       log.info("Coordinator of [{}]: the state store caught up; {} shard-home request(s) were refused meanwhile",

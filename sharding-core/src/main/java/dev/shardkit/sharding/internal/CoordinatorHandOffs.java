@@ -30,6 +30,8 @@ final class CoordinatorHandOffs {
   private final CoordinatorSpec spec;
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;
+  /** The coordinator's term, on everything it tells regions. */
+  private final long term;
   private final HandOffTracker tracker;
   private final Placement placement;
   private final CoordinatorWrites writes;
@@ -41,12 +43,13 @@ final class CoordinatorHandOffs {
    * @param view what placement sees now
    * @param roundEnded runs when the last hand-off in progress has ended
    */
-  CoordinatorHandOffs(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers,
+  CoordinatorHandOffs(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers, long term,
       HandOffTracker tracker, Placement placement, CoordinatorWrites writes, CoordinatorStoreLink store,
       Supplier<Placement.View> view, Runnable roundEnded) {
     this.spec = spec;
     this.context = context;
     this.timers = timers;
+    this.term = term;
     this.tracker = tracker;
     this.placement = placement;
     this.writes = writes;
@@ -66,7 +69,7 @@ final class CoordinatorHandOffs {
     placement.used(shardId);
     int id = tracker.start(shardId, owner);
     Set<ActorRef<Object>> everyone = everyone();
-    BeginHandOff begin = new BeginHandOff(shardId, owner, everyone, id);
+    BeginHandOff begin = new BeginHandOff(shardId, owner, everyone, id, term);
     everyone.forEach(r -> r.tell(begin));
     timers.startSingleTimer(new Timeout(shardId), spec.settings().handOffTimeout());
   }
@@ -104,7 +107,7 @@ final class CoordinatorHandOffs {
     store.persist(moved.events(), () -> {
       Set<ActorRef<Object>> asked = tracker.ended(shardId);
       if (next != null) {
-        announce(new ShardHome(shardId, next));
+        announce(new ShardHome(shardId, next, term));
       } else {
         askAgain(shardId, asked);
       }
@@ -120,7 +123,7 @@ final class CoordinatorHandOffs {
           + "(a region did not answer, or entities did not stop); the shard stays where it is", spec.typeName(),
           shardId, gaveUp.owner().path(), spec.settings().handOffTimeout().toMillis());
       if (gaveUp.owner().equals(writes.decided().shards().get(shardId))) {
-        announce(new ShardHome(shardId, gaveUp.owner()));
+        announce(new ShardHome(shardId, gaveUp.owner(), term));
       }
       endRound();
     }

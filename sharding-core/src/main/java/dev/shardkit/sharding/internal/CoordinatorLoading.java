@@ -1,6 +1,6 @@
 package dev.shardkit.sharding.internal;
 
-import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -19,11 +19,11 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * the stash is full, further messages are refused (they are asked again): counted, and warned
  * about once per load (the stash has no room again until the state is loaded). When the state is
  * loaded, the stash is replayed into the behaviour the coordinator builds from it; told to stop,
- * it stops.
+ * it stops. A coordinator whose write was refused as superseded loads again through here.
  */
 final class CoordinatorLoading {
 
-  private record Loaded(CoordinatorState state) implements NoSerializationVerificationNeeded {}
+  private record Loaded(LoadedCoordinatorState loaded) implements NoSerializationVerificationNeeded {}
 
   private record LoadFailed(Throwable cause) implements NoSerializationVerificationNeeded {}
 
@@ -33,13 +33,13 @@ final class CoordinatorLoading {
   private final ActorContext<Object> context;
   private final TimerScheduler<Object> timers;
   private final StashBuffer<Object> stash;
-  private final Function<CoordinatorState, Behavior<Object>> loaded;
+  private final Function<LoadedCoordinatorState, Behavior<Object>> loaded;
   private final Backoff.Retries retries = CoordinatorStoreLink.STORE_BACKOFF.retries();
   private final Set<Object> stashed = new HashSet<>();
   private final OverflowEpisode stashFull;
 
   private CoordinatorLoading(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers,
-      StashBuffer<Object> stash, OverflowEpisode stashFull, Function<CoordinatorState, Behavior<Object>> loaded) {
+      StashBuffer<Object> stash, OverflowEpisode stashFull, Function<LoadedCoordinatorState, Behavior<Object>> loaded) {
     this.spec = spec;
     this.stashFull = stashFull;
     this.context = context;
@@ -52,10 +52,10 @@ final class CoordinatorLoading {
    * Loads the coordinator's state.
    *
    * @param stashFull counts the messages refused because the stash was full
-   * @param loaded builds the coordinator's next behaviour from the loaded state
+   * @param loaded builds the coordinator's next behaviour from the loaded state and term
    */
   static Behavior<Object> behavior(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers,
-      StashBuffer<Object> stash, OverflowEpisode stashFull, Function<CoordinatorState, Behavior<Object>> loaded) {
+      StashBuffer<Object> stash, OverflowEpisode stashFull, Function<LoadedCoordinatorState, Behavior<Object>> loaded) {
     return new CoordinatorLoading(spec, context, timers, stash, stashFull, loaded).load();
   }
 
@@ -63,7 +63,7 @@ final class CoordinatorLoading {
     context.pipeToSelf(CoordinatorStoreLink.attempt(spec.store()::load),
         (state, error) -> error == null ? new Loaded(state) : new LoadFailed(error));
     return Behaviors.receive(Object.class)
-        .onMessage(Loaded.class, l -> stash.unstashAll(loaded.apply(l.state())))
+        .onMessage(Loaded.class, l -> stash.unstashAll(loaded.apply(l.loaded())))
         .onMessage(LoadFailed.class, f -> {
           Duration backoff = retries.failed();
           context.getLog().warn("Coordinator of [{}] could not load its state ({}); retrying in {} ms",
@@ -73,6 +73,9 @@ final class CoordinatorLoading {
         })
         .onMessageEquals(RetryLoad.INSTANCE, this::load)
         .onMessageEquals(ShardCoordinator.Stop.INSTANCE, Behaviors::stopped)
+        // Loading again after a write was refused as superseded: an answer to a call made for the
+        // state held before belongs to nothing that exists any more.
+        .onMessage(CoordinatorStoreLink.Reply.class, stale -> Behaviors.same())
         .onAnyMessage(this::stashOrDrop)
         .build();
   }

@@ -1,11 +1,13 @@
 package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.spi.CoordinatorEvent;
+import dev.shardkit.sharding.spi.CoordinatorStateSupersededException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
@@ -20,7 +22,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * retried with {@link #STORE_BACKOFF} until it succeeds, on its own: a failing read does not slow
  * down the retries of a write, and known shards keep working while a write fails. The answers come
  * back to the coordinator as {@link Reply} messages, which it hands to {@link #onReply}. Owned by
- * the coordinator actor; not thread-safe.
+ * the coordinator actor; not thread-safe. A write refused as superseded is not retried here
+ * ({@link #superseded}).
  */
 final class CoordinatorStoreLink {
 
@@ -132,6 +135,21 @@ final class CoordinatorStoreLink {
   private void write(CoordinatorWrites.Batch batch) {
     context.pipeToSelf(attempt(() -> spec.store().store(batch.events(), batch.after())),
         (ok, error) -> error == null ? new Stored(this) : new StoreFailed(this, batch.events(), error));
+  }
+
+  /**
+   * Whether {@code reply} is a write the store refused because another coordinator took over
+   * ({@link CoordinatorStateSupersededException}): that is not retried, the coordinator loads again.
+   */
+  static boolean superseded(Reply reply) {
+    if (reply instanceof StoreFailed f) {
+      Throwable cause = f.cause();
+      while (cause instanceof CompletionException && cause.getCause() != null) {
+        cause = cause.getCause();
+      }
+      return cause instanceof CoordinatorStateSupersededException;
+    }
+    return false;
   }
 
   /** A call that throws counts as a failed stage, so it is retried like one. */

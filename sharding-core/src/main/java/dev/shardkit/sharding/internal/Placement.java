@@ -3,6 +3,7 @@ package dev.shardkit.sharding.internal;
 import dev.shardkit.sharding.RegionInfo;
 import dev.shardkit.sharding.ShardAllocation;
 import dev.shardkit.sharding.ShardAllocationStrategy;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
@@ -56,6 +57,7 @@ final class Placement {
    * @param events the new homes to store
    * @param announce the new homes, for every region and proxy once they are stored
    * @param start homes decided earlier (say, up front) whose region is told to start the shard
+   *     (the homes carry no term: the coordinator sends them {@link ShardHome#at} its own)
    */
   record Remembered(List<CoordinatorEvent> events, List<ShardHome> announce, List<ShardHome> start) {}
 
@@ -210,7 +212,7 @@ final class Placement {
         // Placed already (perhaps up front, never started): its home starts it if it has not.
         it.remove();
         untouched.remove(shardId);
-        start.add(new ShardHome(shardId, placed));
+        start.add(new ShardHome(shardId, placed, RegisterAck.NO_TERM));
         continue;
       }
       if (v.inHandOff().contains(shardId)) {
@@ -224,7 +226,7 @@ final class Placement {
       ShardHomeAllocated allocated = new ShardHomeAllocated(shardId, home);
       view = view.applied(allocated);
       events.add(allocated);
-      announce.add(new ShardHome(shardId, home));
+      announce.add(new ShardHome(shardId, home, RegisterAck.NO_TERM));
     }
     return new Remembered(events, announce, start);
   }

@@ -18,7 +18,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * asks for no homes (an unregistered region would not be answered). Once one acknowledges, the
  * region speaks to that coordinator directly and watches it; when it is gone the region registers
  * again through the proxy. A proxy-only region registers as a proxy and never hosts, so it has
- * nothing to hand off.
+ * nothing to hand off. Which coordinator it acts on, and at which term, is its
+ * {@link CoordinatorFence}'s to decide.
  *
  * <p>Owned by the region actor; not thread-safe. It sends and watches through the functions it is
  * given.
@@ -31,8 +32,8 @@ final class RegionRegistration {
   private final Supplier<Set<String>> hosted;
   private final BiConsumer<ActorRef<Object>, Object> send;
   private final Consumer<ActorRef<Object>> watch;
-  /** The coordinator that acknowledged this region; null while registering. */
-  private ActorRef<Object> coordinator;
+  /** The coordinator that acknowledged this region (null while registering), and its term. */
+  private final CoordinatorFence<ActorRef<Object>> fence = new CoordinatorFence<>();
   /** Asked to hand off every shard: asked again on every retry until the region stops. */
   private boolean leaving;
 
@@ -60,20 +61,48 @@ final class RegionRegistration {
   }
 
   /**
-   * A coordinator acknowledged this region's registration.
+   * A coordinator acknowledged this region's registration at {@code term}.
    *
-   * @return true if it is a new one: it is watched from now on, and registered with directly (a
-   *     coordinator that just took over announces itself before the region registered with it,
-   *     and the proxy may still point at the old one until its node has left the cluster)
+   * @return {@link CoordinatorFence.Ack#NEW} if it is a new one (or a new term of the current one,
+   *     which restarted): it is watched from now on, and registered with directly (a coordinator
+   *     that just took over announces itself before the region registered with it, and the proxy
+   *     may still point at the old one until its node has left the cluster);
+   *     {@link CoordinatorFence.Ack#REFUSED} if it is older than the current one, which nothing
+   *     changes
    */
-  boolean acknowledged(ActorRef<Object> by) {
-    if (by.equals(coordinator)) {
-      return false;
+  CoordinatorFence.Ack acknowledged(ActorRef<Object> by, long term) {
+    CoordinatorFence.Ack ack = fence.acknowledged(by, term);
+    if (ack == CoordinatorFence.Ack.NEW) {
+      watch.accept(by);
+      registerWith(by);
     }
-    coordinator = by;
-    watch.accept(by);
-    registerWith(by);
-    return true;
+    return ack;
+  }
+
+  /** Whether the region acts on a home or hand-off its coordinator sent at {@code term}. */
+  boolean actsOn(long term) {
+    return fence.actsOn(term);
+  }
+
+  /** The current coordinator's term; -1 before the first acknowledgement. */
+  long term() {
+    return fence.term();
+  }
+
+  /**
+   * A home, hand-off or acknowledgement at {@code term} was refused.
+   *
+   * @return whether to log it: the first refusal at each term is logged. A term above the current
+   *     one names a coordinator this region has not registered with (its announcement was lost,
+   *     or overtaken): the region registers through the proxy once for it, rather than waiting
+   *     for its own coordinator to be seen gone
+   */
+  boolean refusedAt(long term) {
+    boolean first = fence.firstRefusalAt(term);
+    if (first && term > fence.term()) {
+      register();
+    }
+    return first;
   }
 
   /**
@@ -82,28 +111,28 @@ final class RegionRegistration {
    * @return true if it was this region's: the region registers again through the proxy
    */
   boolean terminated(ActorRef<Object> gone) {
-    if (!gone.equals(coordinator)) {
+    if (!gone.equals(fence.coordinator())) {
       return false;
     }
-    coordinator = null;
+    fence.lost();
     register();
     return true;
   }
 
   /** True once a coordinator acknowledged, until it terminates. */
   boolean registered() {
-    return coordinator != null;
+    return fence.coordinator() != null;
   }
 
   /** The coordinator this region is registered with; null while registering. */
   ActorRef<Object> coordinator() {
-    return coordinator;
+    return fence.coordinator();
   }
 
   /** Asks the coordinator where the shard lives; not while registering (the ack asks again). */
   void askHome(String shardId) {
-    if (coordinator != null) {
-      send.accept(coordinator, new GetShardHome(shardId, self));
+    if (registered()) {
+      send.accept(coordinator(), new GetShardHome(shardId, self));
     }
   }
 
@@ -113,7 +142,7 @@ final class RegionRegistration {
    * (a request or its answer may have been lost with a coordinator that was taking over).
    */
   void retry(Supplier<? extends Collection<String>> awaitingHome) {
-    if (coordinator == null) {
+    if (!registered()) {
       register();
       return;
     }
@@ -140,7 +169,7 @@ final class RegionRegistration {
   }
 
   private ActorRef<Object> coordinatorOrProxy() {
-    return coordinator != null ? coordinator : proxy;
+    return registered() ? coordinator() : proxy;
   }
 
   private void registerWith(ActorRef<Object> target) {

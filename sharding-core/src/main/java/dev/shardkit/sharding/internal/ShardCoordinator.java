@@ -16,6 +16,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.RegionTerminated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -32,6 +33,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.Cluster;
 import org.slf4j.Logger;
@@ -84,13 +86,17 @@ final class ShardCoordinator {
   /** Regions of removed nodes whose shards wait for the removal margin before they move. */
   private final Set<ActorRef<Object>> inRemovalMargin = new HashSet<>();
   private final CoordinatorAnswers answers;
-  /** These three are created once the state is loaded. */
+  private final StashBuffer<Object> stash;
+  /** This incarnation's term, and these three, are set once the state is loaded. */
+  private long term;
   private CoordinatorWrites writes;
   private CoordinatorStoreLink store;
   private CoordinatorHandOffs handOffDriver;
 
-  private ShardCoordinator(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers) {
+  private ShardCoordinator(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers,
+      StashBuffer<Object> stash) {
     this.spec = spec;
+    this.stash = stash;
     this.context = context;
     this.timers = timers;
     this.typeName = spec.typeName();
@@ -113,7 +119,7 @@ final class ShardCoordinator {
 
   private static Behavior<Object> incarnation(CoordinatorSpec spec) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(spec.stashCapacity(), stash -> {
-      ShardCoordinator coordinator = new ShardCoordinator(spec, ctx, timers);
+      ShardCoordinator coordinator = new ShardCoordinator(spec, ctx, timers, stash);
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}",
           spec.typeName(), coordinator.cluster.selfAddress(), spec.store().describe(), spec.strategy());
       return Behaviors.intercept(() -> new CloseStoreOnStop(spec.store()),
@@ -265,6 +271,9 @@ final class ShardCoordinator {
           return phase.next();
         })
         .onMessage(CoordinatorStoreLink.Reply.class, reply -> {
+          if (CoordinatorStoreLink.superseded(reply)) {
+            return reload(reply);
+          }
           store.onReply(reply).ifPresent(shardIds -> {
             placement.remember(shardIds);
             log.info("Coordinator of [{}]: {} shard(s) may have remembered entities; placing those without a home",
@@ -290,19 +299,36 @@ final class ShardCoordinator {
     return active();
   }
 
+  /**
+   * Another coordinator took over since this one loaded (the store refused a write as superseded):
+   * what this one holds is stale, so it acts on none of it and loads again, as a new incarnation
+   * with nothing but the store's state and a new term.
+   */
+  private Behavior<Object> reload(CoordinatorStoreLink.Reply refusal) {
+    log.warn("Coordinator of [{}] at term {}: {}; it stops acting on what it holds and loads its state again",
+        typeName, term, refusal);
+    timers.cancelAll();
+    ShardCoordinator next = new ShardCoordinator(spec, context, timers, stash);
+    return CoordinatorLoading.behavior(spec, context, timers, stash, next.answers.stashFull(), next::onLoaded);
+  }
+
   /** Settling, or active at once if every node that may host shards is known already. */
-  private Behavior<Object> onLoaded(CoordinatorState state) {
+  private Behavior<Object> onLoaded(LoadedCoordinatorState loaded) {
+    CoordinatorState state = loaded.state();
+    term = loaded.term();
     writes = new CoordinatorWrites(state);
     store = new CoordinatorStoreLink(spec, context, timers, writes);
-    handOffDriver = new CoordinatorHandOffs(spec, context, timers, handOffs, placement, writes, store, this::view,
-        () -> scheduleRebalance(Duration.ZERO));
+    handOffDriver = new CoordinatorHandOffs(spec, context, timers, term, handOffs, placement, writes, store,
+        this::view, () -> scheduleRebalance(Duration.ZERO));
     List<CoordinatorEvent> gone = members().leftTheCluster(state);
-    log.info("Coordinator of [{}] loaded {}; forgetting {} region(s)/proxies on nodes that left the cluster", typeName,
-        state, gone.size());
+    log.info("Coordinator of [{}] loaded {} as term {}; forgetting {} region(s)/proxies on nodes that left the "
+        + "cluster", typeName, state, term, gone.size());
     Settling waitFor = new Settling(spec.settings().role(), spec.stashCapacity());
     store.persist(gone, () -> {
+      // Regions act only on the term they registered at: even when settled at once, each hears
+      // of this term before the homes it is told at it.
+      announceSelf();
       if (!waitFor.check(members(), writes.decided().regions().keySet())) {
-        announceSelf();
         timers.startSingleTimer(SettleTimeout.INSTANCE, spec.settings().coordinatorSettleTimeout());
       }
     });
@@ -332,7 +358,7 @@ final class ShardCoordinator {
       log.info("Coordinator of [{}]: {} {} registered", typeName, proxy ? "proxy" : "region", region.path());
     }
     store.persist(registration.events(), () -> {
-      region.tell(new RegisterAck(context.getSelf()));
+      region.tell(new RegisterAck(context.getSelf(), term));
       phase.heardFrom();
     });
     phase.registered(registration.isNew() && !proxy);
@@ -347,7 +373,7 @@ final class ShardCoordinator {
    * to report.
    */
   private void announceSelf() {
-    RegisterAck hello = new RegisterAck(context.getSelf());
+    RegisterAck hello = new RegisterAck(context.getSelf(), term);
     org.apache.pekko.actor.ActorRef self = Adapter.toClassic(context.getSelf());
     for (Address address : members().mayHostShards(spec.settings().role())) {
       var region = Adapter.toClassic(context).actorSelection(new RootActorPath(address, "/")
@@ -391,11 +417,11 @@ final class ShardCoordinator {
   private void placeRemembered() {
     Placement.Remembered placed = placement.placeRemembered(view());
     if (!placed.start().isEmpty()) {
-      store.afterDurable(() -> placed.start().forEach(home -> home.region().tell(home)));
+      store.afterDurable(() -> placed.start().forEach(home -> home.region().tell(home.at(term))));
     }
     if (!placed.events().isEmpty()) {
       log.info("Coordinator of [{}]: placing {} shard(s) with remembered entities", typeName, placed.events().size());
-      store.persist(placed.events(), () -> placed.announce().forEach(handOffDriver::announce));
+      store.persist(placed.events(), () -> placed.announce().forEach(home -> handOffDriver.announce(home.at(term))));
     }
   }
 
@@ -408,7 +434,7 @@ final class ShardCoordinator {
       handOffs.waitForHome(get.shardId(), get.region());
       return true;
     }
-    return answers.answer(get, writes, store);
+    return answers.answer(get, writes, store, term);
   }
 
   /** A shard the type does not accept ({@link ShardIdBounds}) gets no home; the region is told. */
@@ -445,7 +471,7 @@ final class ShardCoordinator {
     ActorRef<Object> chosen = placement.chooseHome(view(), get.shardId(), get.region(), null);
     if (chosen != null) {
       store.persist(List.of(new ShardHomeAllocated(get.shardId(), chosen)), () -> {
-        ShardHome answer = new ShardHome(get.shardId(), chosen);
+        ShardHome answer = new ShardHome(get.shardId(), chosen, term);
         // The new home hears it too, so it starts the shard before the first forwarded message.
         if (!chosen.equals(get.region())) {
           chosen.tell(answer);

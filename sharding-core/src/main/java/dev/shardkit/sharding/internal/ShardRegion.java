@@ -144,10 +144,7 @@ final class ShardRegion {
 
   private Behavior<Object> registering() {
     return running(Behaviors.receive(Object.class)
-        .onMessage(RegisterAck.class, ack -> {
-          onRegisterAck(ack);
-          return active();
-        }));
+        .onMessage(RegisterAck.class, ack -> onRegisterAck(ack) ? active() : Behaviors.same()));
   }
 
   private Behavior<Object> active() {
@@ -265,11 +262,31 @@ final class ShardRegion {
     return hosted;
   }
 
-  private void onRegisterAck(RegisterAck ack) {
-    if (registration.acknowledged(ack.coordinator())) {
-      log.debug("Entity type [{}]: registered with coordinator {}", spec.typeName(), ack.coordinator());
+  /** @return whether the region is registered after it (an older coordinator's is refused) */
+  private boolean onRegisterAck(RegisterAck ack) {
+    CoordinatorFence.Ack outcome = registration.acknowledged(ack.coordinator(), ack.term());
+    if (outcome == CoordinatorFence.Ack.REFUSED) {
+      refusedAtTerm(ack, ack.term());
+      return registration.registered();
+    }
+    if (outcome == CoordinatorFence.Ack.NEW) {
+      log.debug("Entity type [{}]: registered with coordinator {} at term {}", spec.typeName(), ack.coordinator(),
+          ack.term());
     }
     routing.heldShards().forEach(registration::askHome);
+    return true;
+  }
+
+  /**
+   * Refuses (and logs once per term) what a coordinator other than the current one, or at another
+   * term, told this region: acting on it could start a second copy of a shard.
+   */
+  private void refusedAtTerm(ShardingProtocol message, long term) {
+    if (registration.refusedAt(term)) {
+      log.warn("Entity type [{}]: ignoring {} at coordinator term {}: this region acts only on its current "
+          + "coordinator {} at term {} (further messages at term {} are ignored without a warning)", spec.typeName(),
+          message, term, registration.coordinator(), registration.term(), term);
+    }
   }
 
   /** @return true if it was this region's coordinator: the region registers with its successor */
@@ -354,6 +371,10 @@ final class ShardRegion {
   }
 
   private void onShardHome(ShardHome home) {
+    if (!registration.actsOn(home.term())) {
+      refusedAtTerm(home, home.term());
+      return;
+    }
     String shardId = home.shardId();
     ShardHomeAnswer.Decision decision = ShardHomeAnswer.decide(regions.isDead(home.region()),
         routing.closingFor(shardId), handOffs.isHandingOff(shardId), home.region().equals(self), spec.proxyOnly(),
@@ -441,6 +462,10 @@ final class ShardRegion {
   // ---- hand-off
 
   private void onBeginHandOff(BeginHandOff begin) {
+    if (!registration.actsOn(begin.term())) {
+      refusedAtTerm(begin, begin.term());
+      return;
+    }
     String shardId = begin.shardId();
     RoutingTable.Home current = routing.table().knownHome(shardId);
     routing.noHome(shardId);

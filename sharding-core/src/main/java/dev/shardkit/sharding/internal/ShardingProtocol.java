@@ -35,14 +35,30 @@ public sealed interface ShardingProtocol {
   /** Proxy → coordinator: this region routes but never hosts. */
   record RegisterProxy(ActorRef<Object> proxy) implements ShardingProtocol {}
 
-  /** Coordinator → region: registered; this is the coordinator to ask from now on. */
-  record RegisterAck(ActorRef<Object> coordinator) implements ShardingProtocol {}
+  /**
+   * Coordinator → region: registered; this is the coordinator to ask from now on, at
+   * {@code term} (see {@link dev.shardkit.sharding.spi.LoadedCoordinatorState}). Every message a
+   * coordinator tells regions to act on carries its term; {@link #NO_TERM} is what a reader takes
+   * from a writer that sent none.
+   */
+  record RegisterAck(ActorRef<Object> coordinator, long term) implements ShardingProtocol {
+    /** The term of a message from a shardkit that sent none. */
+    public static final long NO_TERM = 0;
+  }
 
   /** Region → coordinator: where does this shard live? */
   record GetShardHome(String shardId, ActorRef<Object> region) implements ShardingProtocol {}
 
-  /** Coordinator → region: the shard lives in {@code region} (possibly the receiver itself). */
-  record ShardHome(String shardId, ActorRef<Object> region) implements ShardingProtocol {}
+  /**
+   * Coordinator → region: the shard lives in {@code region} (possibly the receiver itself), says
+   * the coordinator of {@code term}.
+   */
+  record ShardHome(String shardId, ActorRef<Object> region, long term) implements ShardingProtocol {
+    /** This home as the coordinator of {@code coordinatorTerm} tells it. */
+    public ShardHome at(long coordinatorTerm) {
+      return new ShardHome(shardId, region, coordinatorTerm);
+    }
+  }
 
   /**
    * Coordinator → region: the coordinator does not place this shard, for {@code reason} (its id is
@@ -68,10 +84,10 @@ public sealed interface ShardingProtocol {
    * receiver stops routing to the shard (holding its messages) and sends the owner a
    * {@link HandOffMarker} behind whatever it already sent there; {@code regions} is everyone the
    * owner must hear a marker from. {@code handOffId} tells this move's markers from those of an
-   * earlier move of the same shard that was given up.
+   * earlier move of the same shard that was given up; {@code term} is the coordinator's.
    */
-  record BeginHandOff(String shardId, ActorRef<Object> owner, Set<ActorRef<Object>> regions, int handOffId)
-      implements ShardingProtocol {
+  record BeginHandOff(String shardId, ActorRef<Object> owner, Set<ActorRef<Object>> regions, int handOffId,
+      long term) implements ShardingProtocol {
     public BeginHandOff {
       regions = Set.copyOf(regions);
     }

@@ -75,16 +75,16 @@ import scala.util.Try;
  *   <tr><td>{@code D}</td><td>Deliver</td><td>str typeName, str shardId, str entityId, payload message</td></tr>
  *   <tr><td>{@code R}</td><td>Register</td><td>ref region, uvarint n, n &times; &sect;(str hosted shardId)</td></tr>
  *   <tr><td>{@code RP}</td><td>RegisterProxy</td><td>ref proxy</td></tr>
- *   <tr><td>{@code RA}</td><td>RegisterAck</td><td>ref coordinator</td></tr>
+ *   <tr><td>{@code RA}</td><td>RegisterAck</td><td>ref coordinator, uvarlong term*</td></tr>
  *   <tr><td>{@code GH}</td><td>GetShardHome</td><td>str shardId, ref region</td></tr>
- *   <tr><td>{@code H}</td><td>ShardHome</td><td>str shardId, ref region</td></tr>
+ *   <tr><td>{@code H}</td><td>ShardHome</td><td>str shardId, ref region, uvarlong term*</td></tr>
  *   <tr><td>{@code GR}</td><td>GetCurrentRegions</td><td>ref replyTo</td></tr>
  *   <tr><td>{@code CR}</td><td>CurrentRegions</td><td>uvarint n, n &times; &sect;(ref)</td></tr>
  *   <tr><td>{@code GS}</td><td>GetRegionStats</td><td>ref replyTo</td></tr>
  *   <tr><td>{@code S}</td><td>RegionStats</td><td>uvarint n, n &times; &sect;(str shardId, svarint count)</td></tr>
  *   <tr><td>{@code E}</td><td>ShardingEnvelope</td><td>str entityId, payload message</td></tr>
  *   <tr><td>{@code P}</td><td>Passivate</td><td>ref entity</td></tr>
- *   <tr><td>{@code BH}</td><td>BeginHandOff</td><td>str shardId, ref owner, uvarint n, n &times; &sect;(ref region), svarint handOffId</td></tr>
+ *   <tr><td>{@code BH}</td><td>BeginHandOff</td><td>str shardId, ref owner, uvarint n, n &times; &sect;(ref region), svarint handOffId, uvarlong term*</td></tr>
  *   <tr><td>{@code HM}</td><td>HandOffMarker</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code SS}</td><td>ShardStopped</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code GD}</td><td>GracefulShutdownReq</td><td>ref region</td></tr>
@@ -94,7 +94,8 @@ import scala.util.Try;
  * </table>
  *
  * <p>In format 0 the elements marked &sect; are written without their length; everything else is
- * as in format 1.
+ * as in format 1. Fields marked * were appended to format 1 (see above): a message that ends
+ * before one is read with its default, {@link RegisterAck#NO_TERM} for a term.
  *
  * <p>A batch <b>item</b> (in both formats) is one tag byte, then a section: for tag {@code 'D'}
  * the fields of a Deliver (as under code {@code D}), for {@code 'M'} those of a HandOffMarker. An
@@ -274,7 +275,10 @@ public final class ShardingSerializer extends ShardkitSerializer {
     } else if (o instanceof RegisterProxy m) {
       return refOnly(m.proxy());
     } else if (o instanceof RegisterAck m) {
-      return refOnly(m.coordinator());
+      BinaryWriter w = new BinaryWriter(88);
+      writeRef(w, m.coordinator());
+      w.writeVarULong(m.term());
+      return w.toByteArray();
     } else if (o instanceof GetCurrentRegions m) {
       return refOnly(m.replyTo());
     } else if (o instanceof GetRegionStats m) {
@@ -296,11 +300,16 @@ public final class ShardingSerializer extends ShardkitSerializer {
         w.writeSection(e -> writeRef(e, region));
       }
       w.writeVarInt(m.handOffId());
+      w.writeVarULong(m.term());
       return w.toByteArray();
     } else if (o instanceof GetShardHome m) {
       return shardAndRef(m.shardId(), m.region());
     } else if (o instanceof ShardHome m) {
-      return shardAndRef(m.shardId(), m.region());
+      BinaryWriter w = new BinaryWriter(104);
+      w.writeString(m.shardId());
+      writeRef(w, m.region());
+      w.writeVarULong(m.term());
+      return w.toByteArray();
     } else if (o instanceof ShardRefused m) {
       BinaryWriter w = new BinaryWriter(16 + 3 * (m.shardId().length() + m.reason().length()));
       w.writeString(m.shardId());
@@ -388,11 +397,11 @@ public final class ShardingSerializer extends ShardkitSerializer {
         case REGISTER_PROXY:
           return new RegisterProxy(readRef(r));
         case REGISTER_ACK:
-          return new RegisterAck(readRef(r));
+          return new RegisterAck(readRef(r), readTerm(r));
         case GET_SHARD_HOME:
           return new GetShardHome(r.readString(), readRef(r));
         case SHARD_HOME:
-          return new ShardHome(r.readString(), readRef(r));
+          return new ShardHome(r.readString(), readRef(r), readTerm(r));
         case SHARD_REFUSED:
           return new ShardRefused(r.readString(), r.readString());
         case GET_CURRENT_REGIONS:
@@ -410,7 +419,7 @@ public final class ShardingSerializer extends ShardkitSerializer {
         case BEGIN_HAND_OFF: {
           String shardId = r.readString();
           ActorRef<Object> owner = readRef(r);
-          return new BeginHandOff(shardId, owner, readRefs(r, v), r.readVarInt());
+          return new BeginHandOff(shardId, owner, readRefs(r, v), r.readVarInt(), readTerm(r));
         }
         case CURRENT_REGIONS:
           return new CurrentRegions(readRefs(r, v));
@@ -433,6 +442,11 @@ public final class ShardingSerializer extends ShardkitSerializer {
       wrapped.initCause(e);
       throw wrapped;
     }
+  }
+
+  /** A coordinator's term appended to a message; {@link RegisterAck#NO_TERM} if the writer sent none. */
+  private static long readTerm(BinaryReader r) {
+    return r.remaining() > 0 ? r.readVarULong() : RegisterAck.NO_TERM;
   }
 
   /** One element of a collection: in a section from format 1 on, bare in format 0. */

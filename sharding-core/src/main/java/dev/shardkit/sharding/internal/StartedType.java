@@ -127,7 +127,8 @@ public final class StartedType {
         ShardIdBounds.of(name, extractor, settings.maxShards()))));
     classic.systemActorOf(
         ClusterSingletonManager.props(coordinatorProps, ShardCoordinator.Stop.INSTANCE,
-            ClusterSingletonManagerSettings.create(classic).withRole(settings.role().orElse(null))),
+            CoordinatorLease.singletonSettings(ClusterSingletonManagerSettings.create(classic), classic.settings().config(),
+                settings)),
         coordinatorName(name));
   }
 

@@ -3,7 +3,10 @@
  * events ({@link dev.shardkit.sharding.spi.CoordinatorState},
  * {@link dev.shardkit.sharding.spi.CoordinatorEvent}) and the store that keeps them
  * ({@link dev.shardkit.sharding.spi.CoordinatorStateStore}), chosen by
- * {@code shardkit.sharding.state-store-mode}. Store modules implement these; applications only
- * pick a mode.
+ * {@code shardkit.sharding.state-store-mode}; what a load gives a coordinator, its state and its
+ * term ({@link dev.shardkit.sharding.spi.LoadedCoordinatorState}), and how a store refuses a
+ * deposed coordinator's write
+ * ({@link dev.shardkit.sharding.spi.CoordinatorStateSupersededException}). Store modules implement
+ * these; applications only pick a mode.
  */
 package dev.shardkit.sharding.spi;

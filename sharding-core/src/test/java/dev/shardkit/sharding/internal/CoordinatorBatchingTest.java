@@ -99,7 +99,7 @@ class CoordinatorBatchingTest {
     assertEquals(allocated, announced);
     // Asking again for a stored home is answered at once, without a write.
     coordinator.tell(new GetShardHome("s7", region.ref()));
-    assertEquals(new ShardHome("s7", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("s7", region.ref(), 1), region.receiveMessage());
     assertTrue(store.writes.isEmpty());
   }
 
@@ -128,7 +128,7 @@ class CoordinatorBatchingTest {
     region.expectNoMessage(Duration.ofMillis(300));
 
     coordinator.tell(new GetShardHome("42", region.ref()));
-    assertEquals(new ShardHome("42", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("42", region.ref(), 1), region.receiveMessage());
     assertTrue(store.writes.isEmpty(), "a placed shard's home is answered without a write");
     // A shard outside the known ids is refused, not placed: the region is told why.
     coordinator.tell(new GetShardHome("extra", region.ref()));
@@ -155,7 +155,7 @@ class CoordinatorBatchingTest {
     Write write = store.next();
     assertEquals(List.of(new ShardHomeAllocated("a", region.ref())), write.events());
     write.done().complete(null);
-    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("a", region.ref(), 1), region.receiveMessage());
   }
 
   @Test
@@ -168,14 +168,14 @@ class CoordinatorBatchingTest {
     TestProbe<Object> region = registered(coordinator, store);
     coordinator.tell(new GetShardHome("a", region.ref()));
     store.next().done().complete(null);
-    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("a", region.ref(), 1), region.receiveMessage());
     coordinator.tell(new GetShardHome("b", region.ref()));
     ShardingProtocol.ShardRefused refused = (ShardingProtocol.ShardRefused) region.receiveMessage();
     assertTrue(refused.shardId().equals("b") && refused.reason().contains("[capped]")
         && refused.reason().contains("shardkit.sharding.max-shards = 1"), refused.reason());
     assertTrue(store.writes.isEmpty(), "nothing is stored for a refused shard");
     coordinator.tell(new GetShardHome("a", region.ref()));
-    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("a", region.ref(), 1), region.receiveMessage());
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -41,8 +42,8 @@ class CoordinatorClosesStoreTest {
     final CountDownLatch closed = new CountDownLatch(1);
 
     @Override
-    public CompletionStage<CoordinatorState> load() {
-      return CompletableFuture.completedFuture(CoordinatorState.empty());
+    public CompletionStage<LoadedCoordinatorState> load() {
+      return CompletableFuture.completedFuture(new LoadedCoordinatorState(1, CoordinatorState.empty()));
     }
 
     @Override

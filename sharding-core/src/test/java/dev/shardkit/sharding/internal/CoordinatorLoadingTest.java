@@ -50,7 +50,7 @@ class CoordinatorLoadingTest {
     assertEquals(List.of(new RegionRegistered(region.ref())), store.completeNext().events());
     assertInstanceOf(RegisterAck.class, region.receiveMessage());
     assertEquals(List.of(new ShardHomeAllocated("a", region.ref())), store.completeNext().events());
-    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage(),
+    assertEquals(new ShardHome("a", region.ref(), 2), region.receiveMessage(),
         "acknowledged once: the repeated registration waited only once");
   }
 

@@ -83,15 +83,15 @@ class CoordinatorPendingAnswersTest {
     TestProbe<Object> region = region(coordinator, store);
     coordinator.tell(new GetShardHome("a", region.ref()));
     store.next().done().complete(null);
-    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("a", region.ref(), 1), region.receiveMessage());
 
     coordinator.tell(new GetShardHome("b", region.ref()));
     Write b = store.next();
     coordinator.tell(new GetShardHome("a", region.ref()));
     // Received while b's write has not completed: a's answer does not wait behind it.
-    assertEquals(new ShardHome("a", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("a", region.ref(), 1), region.receiveMessage());
     b.done().complete(null);
-    assertEquals(new ShardHome("b", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("b", region.ref(), 1), region.receiveMessage());
   }
 
   @Test
@@ -117,7 +117,7 @@ class CoordinatorPendingAnswersTest {
     List<Object> toR2 = new ArrayList<>();
     toR2.add(r2.receiveMessage());
     r2.expectNoMessage(Duration.ofMillis(300));
-    assertEquals(List.of(new ShardHome("new", home)), toR2, "r2 hears it once");
+    assertEquals(List.of(new ShardHome("new", home, 1)), toR2, "r2 hears it once");
     CoordinatorBacklog after = backlog(coordinator);
     assertEquals(new CoordinatorBacklog(0, 0, 0, 0), after);
   }
@@ -178,7 +178,7 @@ class CoordinatorPendingAnswersTest {
     TestProbe<Object> r3 = testKit.createTestProbe(Object.class);
     coordinator.tell(new Register(r3.ref(), Set.of()));
     allocation.done().complete(null);
-    assertEquals(new ShardHome("x", r1.ref()), r1.receiveMessage());
+    assertEquals(new ShardHome("x", r1.ref(), 1), r1.receiveMessage());
     Write registration = store.next();
 
     // x's home is stored; r1 shuts down and x begins its hand-off before the answering runs.

@@ -17,6 +17,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.io.IOException;
 import java.time.Duration;
@@ -116,7 +117,7 @@ class CoordinatorRestartTest {
     lost.done().complete(null);
     region.expectNoMessage(Duration.ofMillis(300));
     again.done().complete(null);
-    assertEquals(new ShardHome("s1", region.ref()), region.receiveMessage());
+    assertEquals(new ShardHome("s1", region.ref(), 2), region.receiveMessage());
   }
 
   @Test
@@ -126,7 +127,7 @@ class CoordinatorRestartTest {
     // The first load throws from the call itself, not as a failed stage.
     CoordinatorStateStore store = new CoordinatorStateStore() {
       @Override
-      public CompletionStage<CoordinatorState> load() {
+      public CompletionStage<LoadedCoordinatorState> load() {
         if (loads.incrementAndGet() == 1) {
           throw CoordinatorRestartTest.<RuntimeException>sneaky(new IOException("the first load fails on purpose"));
         }

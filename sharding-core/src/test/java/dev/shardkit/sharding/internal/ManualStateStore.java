@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** A coordinator state store whose writes complete only when the test says so. */
 final class ManualStateStore implements CoordinatorStateStore {
@@ -22,6 +24,8 @@ final class ManualStateStore implements CoordinatorStateStore {
   /** The loads the coordinator started, if loads are manual. */
   final LinkedBlockingQueue<CompletableFuture<CoordinatorState>> loads = new LinkedBlockingQueue<>();
   private final boolean manualLoads;
+  /** Every load is a take-over: the n-th load gets term n. */
+  private final AtomicLong terms = new AtomicLong();
 
   /** A store whose every load finds an empty state at once. */
   ManualStateStore() {
@@ -34,13 +38,14 @@ final class ManualStateStore implements CoordinatorStateStore {
   }
 
   @Override
-  public CompletionStage<CoordinatorState> load() {
+  public CompletionStage<LoadedCoordinatorState> load() {
+    long term = terms.incrementAndGet();
     if (!manualLoads) {
-      return CompletableFuture.completedFuture(CoordinatorState.empty());
+      return CompletableFuture.completedFuture(new LoadedCoordinatorState(term, CoordinatorState.empty()));
     }
     CompletableFuture<CoordinatorState> load = new CompletableFuture<>();
     loads.add(load);
-    return load;
+    return load.thenApply(state -> new LoadedCoordinatorState(term, state));
   }
 
   @Override

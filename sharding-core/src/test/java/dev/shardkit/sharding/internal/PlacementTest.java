@@ -12,6 +12,7 @@ import dev.shardkit.sharding.RegionInfo;
 import dev.shardkit.sharding.ShardAllocation;
 import dev.shardkit.sharding.ShardAllocationStrategy;
 import dev.shardkit.sharding.internal.MemberSnapshot.Node;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
@@ -161,9 +162,9 @@ class PlacementTest {
     CoordinatorState state = registered(r(1)).applied(new ShardHomeAllocated("placed", r(1)));
     p.remember(List.of("placed", "homeless", "moving"));
     Placement.Remembered first = p.placeRemembered(new Placement.View(state, up(1), Set.of(), Set.of("moving")));
-    assertEquals(List.of(new ShardHome("placed", r(1))), first.start());
+    assertEquals(List.of(new ShardHome("placed", r(1), RegisterAck.NO_TERM)), first.start());
     assertEquals(List.of(new ShardHomeAllocated("homeless", r(1))), first.events());
-    assertEquals(List.of(new ShardHome("homeless", r(1))), first.announce());
+    assertEquals(List.of(new ShardHome("homeless", r(1), RegisterAck.NO_TERM)), first.announce());
 
     state = applied(state, first.events());
     Placement.Remembered second = p.placeRemembered(view(state, up(1)));

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import java.util.ArrayList;
@@ -53,8 +54,8 @@ class RegionRegistrationTest {
   @Test
   void aNewCoordinatorIsWatchedAndRegisteredWithDirectlyOnce() {
     RegionRegistration registration = registration(false);
-    assertTrue(registration.acknowledged(coordinatorA));
-    assertFalse(registration.acknowledged(coordinatorA), "the same coordinator again");
+    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorA, 1));
+    assertEquals(CoordinatorFence.Ack.SAME, registration.acknowledged(coordinatorA, 1), "the same coordinator again");
     assertEquals(List.of(coordinatorA), watched);
     assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told);
     assertTrue(registration.registered());
@@ -62,11 +63,79 @@ class RegionRegistrationTest {
   }
 
   @Test
+  void anOlderCoordinatorsAcknowledgementChangesNothingAndANewerOneReplacesIt() {
+    RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorB, 5);
+    told.clear();
+    watched.clear();
+    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorA, 4));
+    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorA, 5), "another at its term");
+    assertSame(coordinatorB, registration.coordinator());
+    assertEquals(List.of(), told, "nothing is sent to a refused coordinator");
+    assertFalse(registration.actsOn(4));
+    assertTrue(registration.actsOn(5));
+
+    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorA, 6));
+    assertSame(coordinatorA, registration.coordinator());
+    assertEquals(List.of(coordinatorA), watched);
+    assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told);
+    assertFalse(registration.actsOn(5), "the replaced coordinator's homes are refused");
+    assertTrue(registration.actsOn(6));
+  }
+
+  @Test
+  void aRestartedCoordinatorAtANewTermIsRegisteredWithAgain() {
+    RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorA, 1);
+    told.clear();
+    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorA, 2));
+    assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told);
+    assertFalse(registration.actsOn(1));
+  }
+
+  @Test
+  void aLostCoordinatorsTermStaysSoThatOnlyANewerOneAcknowledgesAgain() {
+    RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorA, 3);
+    registration.terminated(coordinatorA);
+    assertFalse(registration.actsOn(3), "nothing is acted on while registering");
+    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorB, 2));
+    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorB, 3), "another at its term");
+    assertFalse(registration.registered());
+    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorB, 4));
+    assertTrue(registration.actsOn(4));
+  }
+
+  @Test
+  void aRefusalAtANewerTermRegistersThroughTheProxyOnceAndAnOlderOneNot() {
+    RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorA, 5);
+    told.clear();
+    assertTrue(registration.refusedAt(4), "the first refusal at a term is logged");
+    assertFalse(registration.refusedAt(4));
+    assertEquals(List.of(), told, "an older coordinator is not looked for");
+    assertTrue(registration.refusedAt(7));
+    assertFalse(registration.refusedAt(7));
+    assertEquals(List.of(new Told(proxy, new Register(self, Set.of("1", "2")))), told,
+        "a newer coordinator is registered with through the proxy, once");
+    assertSame(coordinatorA, registration.coordinator(), "nothing changes until the newer one acknowledges");
+  }
+
+  @Test
+  void coordinatorsThatSendNoTermAreTakenWhoeverTheyAre() {
+    RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorA, RegisterAck.NO_TERM);
+    registration.terminated(coordinatorA);
+    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorB, RegisterAck.NO_TERM));
+    assertTrue(registration.actsOn(RegisterAck.NO_TERM));
+  }
+
+  @Test
   void homesAreAskedForOnlyWhileRegistered() {
     RegionRegistration registration = registration(false);
     registration.askHome("7");
     assertEquals(List.of(), told);
-    registration.acknowledged(coordinatorA);
+    registration.acknowledged(coordinatorA, 1);
     told.clear();
     registration.askHome("7");
     assertEquals(List.of(new Told(coordinatorA, new GetShardHome("7", self))), told);
@@ -75,7 +144,7 @@ class RegionRegistrationTest {
   @Test
   void onlyItsOwnCoordinatorsTerminationSendsItBackToTheProxy() {
     RegionRegistration registration = registration(false);
-    registration.acknowledged(coordinatorA);
+    registration.acknowledged(coordinatorA, 1);
     told.clear();
     assertFalse(registration.terminated(coordinatorB));
     assertTrue(registration.registered());
@@ -97,7 +166,7 @@ class RegionRegistrationTest {
     registration.shardStopped("3", 5);
     assertEquals(List.of(new Told(proxy, new GracefulShutdownReq(self)),
         new Told(proxy, new ShardStopped("3", self, 5))), told);
-    registration.acknowledged(coordinatorB);
+    registration.acknowledged(coordinatorB, 1);
     told.clear();
     registration.askToHandOffAll();
     registration.shardStopped("4", 6);
@@ -119,7 +188,7 @@ class RegionRegistrationTest {
   @Test
   void aRetryWhileRegisteredAsksForTheAwaitedHomesAndOnceLeavingForTheHandOffAgain() {
     RegionRegistration registration = registration(false);
-    registration.acknowledged(coordinatorA);
+    registration.acknowledged(coordinatorA, 1);
     told.clear();
     registration.retry(() -> List.of("7"));
     assertEquals(List.of(new Told(coordinatorA, new GetShardHome("7", self))), told);

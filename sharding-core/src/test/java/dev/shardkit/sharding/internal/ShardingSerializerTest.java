@@ -147,16 +147,16 @@ class ShardingSerializerTest {
         new Deliver("Counter", "12", "id-1", "hello"),
         new Register(regionRef, Set.of("1", "shard-ä")),
         new RegisterProxy(probe.getRef()),
-        new RegisterAck(coordinatorRef),
+        new RegisterAck(coordinatorRef, 3),
         new GetShardHome("12", regionRef),
-        new ShardHome("12", remoteRef),
+        new ShardHome("12", remoteRef, 1L << 33),
         new GetCurrentRegions(probe.getRef()),
         new CurrentRegions(Set.of(regionRef, remoteRef, probe.getRef())),
         new GetRegionStats(probe.getRef()),
         new RegionStats(counts),
         new ShardingEnvelope<>("id-1", "hello"),
         new Passivate(regionRef),
-        new BeginHandOff("12", regionRef, Set.of(regionRef, remoteRef), -123_456_789),
+        new BeginHandOff("12", regionRef, Set.of(regionRef, remoteRef), -123_456_789, 9),
         new ShardingProtocol.HandOffMarker("12", remoteRef, Integer.MIN_VALUE),
         new ShardingProtocol.ShardStopped("12", regionRef, Integer.MAX_VALUE),
         new ShardingProtocol.GracefulShutdownReq(regionRef),
@@ -202,7 +202,7 @@ class ShardingSerializerTest {
     Passivate passivate = (Passivate) roundTrip(new Passivate(regionRef));
     assertEquals(regionRef, passivate.entity());
 
-    ShardHome home = (ShardHome) roundTrip(new ShardHome("7", remoteRef));
+    ShardHome home = (ShardHome) roundTrip(new ShardHome("7", remoteRef, 2));
     assertEquals(remoteRef, home.region());
     assertEquals(resolver.toSerializationFormat(remoteRef), resolver.toSerializationFormat(home.region()));
   }
@@ -280,10 +280,10 @@ class ShardingSerializerTest {
     cases.put(new Deliver("T", "1", null, "x"), "Deliver: the entity id is null");
     cases.put(new Deliver("", "1", "e", "x"), "Deliver: the required field [typeName] is empty");
     cases.put(new GetShardHome("1", null), "GetShardHome: the required field [region] is null");
-    cases.put(new ShardHome(null, regionRef), "ShardHome: the shard id is null");
-    cases.put(new BeginHandOff("1", null, Set.of(), 1), "BeginHandOff: the required field [owner] is null");
+    cases.put(new ShardHome(null, regionRef, 1), "ShardHome: the shard id is null");
+    cases.put(new BeginHandOff("1", null, Set.of(), 1, 1), "BeginHandOff: the required field [owner] is null");
     cases.put(new Register(regionRef, Set.of("")), "Register: the shard id is empty");
-    cases.put(new ShardingProtocol.RegisterAck(null), "RegisterAck: the required field [coordinator] is null");
+    cases.put(new ShardingProtocol.RegisterAck(null, 1), "RegisterAck: the required field [coordinator] is null");
     cases.put(new ShardingProtocol.HandOffMarker("", regionRef, 1), "HandOffMarker: the shard id is empty");
     cases.put(new ShardingProtocol.ShardRefused("1", ""), "ShardRefused: the required field [reason] is empty");
     cases.put(new Passivate(null), "Passivate: the required field [entity] is null");

@@ -45,7 +45,7 @@ class WireFormatVersionsTest {
     resolver = ActorRefResolver.get(system);
     r1 = resolver.resolveActorRef("pekko://Golden@10.0.0.1:25520/system/sharding/Counter#1");
     r2 = resolver.resolveActorRef("pekko://Golden@10.0.0.2:25520/system/sharding/Counter#2");
-    sharding = (ShardingSerializer) WireGolden.serializerFor(system, new ShardHome("1", r1));
+    sharding = (ShardingSerializer) WireGolden.serializerFor(system, new ShardHome("1", r1, 1));
     gate = (GateSerializer) WireGolden.serializerFor(system, new ConfirmMember(1, 2, r1));
   }
 
@@ -115,14 +115,16 @@ class WireFormatVersionsTest {
     });
     begin.writeSection(e -> e.writeString(ref(r2)));
     begin.writeVarInt(77);
+    begin.writeVarULong(5);
     future(begin);
-    assertEquals(new BeginHandOff("12", r1, Set.of(r1, r2), 77), read(begin, "BH1"));
+    assertEquals(new BeginHandOff("12", r1, Set.of(r1, r2), 77, 5), read(begin, "BH1"));
 
     BinaryWriter home = new BinaryWriter(64);
     home.writeString("12");
     home.writeString(ref(r2));
+    home.writeVarULong(6);
     future(home);
-    assertEquals(new ShardHome("12", r2), read(home, "H1"));
+    assertEquals(new ShardHome("12", r2, 6), read(home, "H1"));
   }
 
   @Test
@@ -185,7 +187,7 @@ class WireFormatVersionsTest {
 
   @Test
   void aNewerFormatVersionIsRefusedNamingItAndTheVersionThisOneReads() {
-    byte[] bytes = sharding.toBinary(new ShardHome("12", r1));
+    byte[] bytes = sharding.toBinary(new ShardHome("12", r1, 1));
     for (String manifest : List.of("H2", "DB2", "D17")) {
       NotSerializableException e = assertThrows(NotSerializableException.class,
           () -> sharding.fromBinary(bytes, manifest));
@@ -201,7 +203,7 @@ class WireFormatVersionsTest {
 
   @Test
   void thisVersionWritesItsFormatAndReadsFormatZeroToo() throws Exception {
-    ShardHome home = new ShardHome("12", r1);
+    ShardHome home = new ShardHome("12", r1, 4);
     assertEquals("H" + ShardingSerializer.FORMAT, sharding.manifest(home));
     // ShardHome has no collection, so its bytes are the same in format 0.
     assertEquals(home, sharding.fromBinary(sharding.toBinary(home), "H"));

@@ -86,14 +86,25 @@ public final class WireGolden {
     return resolver.resolveActorRef("pekko://" + SYSTEM + "@" + node + ":25520" + path);
   }
 
+  /** The regions, proxy and coordinator the samples name. */
+  private record Refs(ActorRef<Object> region1, ActorRef<Object> region2, ActorRef<Object> proxy,
+      ActorRef<Object> coordinator) {
+    static Refs in(ActorRefResolver resolver) {
+      return new Refs(ref(resolver, "10.0.0.1", "/system/sharding/Counter#101"),
+          ref(resolver, "10.0.0.2", "/system/sharding/Counter#202"),
+          ref(resolver, "10.0.0.3", "/system/sharding/CounterProxy#303"),
+          ref(resolver, "10.0.0.1", "/system/sharding/CounterCoordinator/singleton/coordinator#404"));
+    }
+  }
+
   /** One value of every message {@link ShardingSerializer} writes. */
   static List<Sample> shardingSamples(ActorSystem<?> system) {
     ActorRefResolver resolver = ActorRefResolver.get(system);
-    ActorRef<Object> region1 = ref(resolver, "10.0.0.1", "/system/sharding/Counter#101");
-    ActorRef<Object> region2 = ref(resolver, "10.0.0.2", "/system/sharding/Counter#202");
-    ActorRef<Object> proxy = ref(resolver, "10.0.0.3", "/system/sharding/CounterProxy#303");
-    ActorRef<Object> coordinator = ref(resolver, "10.0.0.1",
-        "/system/sharding/CounterCoordinator/singleton/coordinator#404");
+    Refs refs = Refs.in(resolver);
+    ActorRef<Object> region1 = refs.region1();
+    ActorRef<Object> region2 = refs.region2();
+    ActorRef<Object> proxy = refs.proxy();
+    ActorRef<Object> coordinator = refs.coordinator();
     ActorRef<Object> asker = ref(resolver, "10.0.0.3", "/temp/$a#505");
     ActorRef<Object> entity = ref(resolver, "10.0.0.2", "/system/sharding/Counter/12/id-1#606");
     ActorRef<Object> link = ref(resolver, "10.0.0.1", "/system/sharding/Counter/link-2#707");
@@ -108,16 +119,17 @@ public final class WireGolden {
         new Sample("Register", new Register(region1, Set.of("12", "shard-ä"))),
         new Sample("RegisterNothing", new Register(region2, Set.of())),
         new Sample("RegisterProxy", new RegisterProxy(proxy)),
-        new Sample("RegisterAck", new RegisterAck(coordinator)),
+        new Sample("RegisterAckWithTerm", new RegisterAck(coordinator, 7)),
         new Sample("GetShardHome", new GetShardHome("12", region2)),
-        new Sample("ShardHome", new ShardHome("12", region1)),
+        new Sample("ShardHomeWithTerm", new ShardHome("12", region1, (1L << 40) + 3)),
         new Sample("GetCurrentRegions", new GetCurrentRegions(asker)),
         new Sample("CurrentRegions", new CurrentRegions(Set.of(region1, region2))),
         new Sample("GetRegionStats", new GetRegionStats(asker)),
         new Sample("RegionStats", new RegionStats(counts)),
         new Sample("ShardingEnvelope", new ShardingEnvelope<>("id-1", "hello")),
         new Sample("Passivate", new Passivate(entity)),
-        new Sample("BeginHandOff", new BeginHandOff("12", region1, Set.of(region1, region2, proxy), -123_456)),
+        new Sample("BeginHandOffWithTerm", new BeginHandOff("12", region1, Set.of(region1, region2, proxy), -123_456,
+            Long.MAX_VALUE)),
         new Sample("HandOffMarker", new HandOffMarker("12", region2, 7)),
         new Sample("ShardStopped", new ShardStopped("12", region1, Integer.MIN_VALUE)),
         new Sample("GracefulShutdownReq", new GracefulShutdownReq(region2)),
@@ -128,6 +140,20 @@ public final class WireGolden {
         new Sample("DeliveryAck", new DeliveryAck(Long.MAX_VALUE, true)),
         new Sample("DeliveryAckNoResend", new DeliveryAck(0, false)),
         new Sample("ShardRefused", new ShardRefused("1000", "outside 0..999")));
+  }
+
+  /**
+   * Samples whose golden files were written before the coordinator's term was appended to these
+   * messages in format 1 (and in format 0): they are read, with the term's default, and no longer
+   * written. Their names stay those of the files.
+   */
+  static List<Sample> shardingSamplesBeforeTerms(ActorSystem<?> system) {
+    Refs r = Refs.in(ActorRefResolver.get(system));
+    return List.of(
+        new Sample("RegisterAck", new RegisterAck(r.coordinator(), RegisterAck.NO_TERM)),
+        new Sample("ShardHome", new ShardHome("12", r.region1(), RegisterAck.NO_TERM)),
+        new Sample("BeginHandOff", new BeginHandOff("12", r.region1(), Set.of(r.region1(), r.region2(), r.proxy()),
+            -123_456, RegisterAck.NO_TERM)));
   }
 
   /** One value of every message {@link GateSerializer} writes. */
@@ -171,10 +197,21 @@ public final class WireGolden {
       }
     }
 
-    /** Writes the samples as this build writes them into {@code dir}. */
+    /**
+     * Writes the samples as this build writes them into {@code dir}, keeping the files (and their
+     * manifests) of samples it no longer writes.
+     */
     static void write(ActorSystem<?> system, List<Sample> samples, Path dir) throws IOException {
       Files.createDirectories(dir);
       StringBuilder lines = new StringBuilder("# Each sample's file and the manifest it was written under.\n");
+      if (Files.exists(dir.resolve("manifests.properties"))) {
+        Set<String> written = samples.stream().map(Sample::name).collect(java.util.stream.Collectors.toSet());
+        read(dir).manifests().forEach((name, manifest) -> {
+          if (!written.contains(name)) {
+            lines.append(name).append(".bin=").append(manifest).append('\n');
+          }
+        });
+      }
       for (Sample sample : samples) {
         SerializerWithStringManifest serializer = serializerFor(system, sample.value());
         Files.write(dir.resolve(sample.name() + ".bin"), serializer.toBinary(sample.value()));

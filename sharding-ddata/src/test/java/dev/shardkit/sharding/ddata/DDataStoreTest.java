@@ -22,6 +22,8 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.CoordinatorStateSupersededException;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.Network;
 import dev.shardkit.sharding.testkit.TestCluster;
@@ -85,7 +87,7 @@ class DDataStoreTest {
   @Test
   void aStateStoredOnOneNodeIsWhatASuccessorOnAnotherNodeLoads() throws Exception {
     CoordinatorStateStore first = store(0, "Cross");
-    assertSame(CoordinatorState.empty(), get(first.load()));
+    assertSame(CoordinatorState.empty(), get(first.load()).state());
     ActorRef<Object> r0 = fakeRegion(cluster, 0, "cross-region-0", 0);
     ActorRef<Object> r1 = fakeRegion(cluster, 1, "cross-region-1", 0);
     ActorRef<Object> p3 = fakeRegion(cluster, 3, "cross-proxy-3", 0);
@@ -95,7 +97,7 @@ class DDataStoreTest {
         new ShardHomeDeallocated("1"), new ShardHomeAllocated("1", r1));
     first.close();
 
-    CoordinatorState loaded = get(store(1, "Cross").load());
+    CoordinatorState loaded = get(store(1, "Cross").load()).state();
     // Compared as full addresses, in order: the successor's node resolves the refs itself.
     Canonical expected = canonical(cluster, stored, 0);
     Canonical actual = canonical(cluster, loaded, 1);
@@ -119,7 +121,7 @@ class DDataStoreTest {
   @Test
   void withNothingStoredALoadIsEmpty() throws Exception {
     try (LogCapture logs = new LogCapture()) {
-      assertSame(CoordinatorState.empty(), get(store(2, "Fresh").load()));
+      assertSame(CoordinatorState.empty(), get(store(2, "Fresh").load()).state());
       logs.await(Duration.ofSeconds(10), "Entity type [Fresh]: no coordinator state stored yet",
           cluster.address(2).toString());
     }
@@ -138,22 +140,24 @@ class DDataStoreTest {
   void aCoordinatorThatWasTakenOverCannotOverwriteItsSuccessor() throws Exception {
     ActorRef<Object> region = fakeRegion(cluster, 0, "taken-region-0", 0);
     CoordinatorStateStore old = store(0, "Taken");
-    get(old.load());
+    long oldTerm = get(old.load()).term();
     CoordinatorState first = storeAll(old, CoordinatorState.empty(), new RegionRegistered(region));
 
     // A second coordinator takes over while the first still runs (as in an unresolved partition).
     CoordinatorStateStore successor = store(1, "Taken");
-    CoordinatorState loaded = get(successor.load());
+    LoadedCoordinatorState takenOver = get(successor.load());
+    assertTrue(takenOver.term() > oldTerm, "the successor's term " + takenOver.term() + " is above " + oldTerm);
+    CoordinatorState loaded = takenOver.state();
     assertEquals(canonical(cluster, first, 0), canonical(cluster, loaded, 1));
     ActorRef<Object> regionSeenFrom1 = loaded.regions().keySet().iterator().next();
     CoordinatorState second = storeAll(successor, loaded, new ShardHomeAllocated("9", regionSeenFrom1));
 
     Throwable refused = failure(old.store(List.of(new ShardHomeAllocated("8", region)),
         first.applied(new ShardHomeAllocated("8", region))));
-    assertInstanceOf(IllegalStateException.class, refused);
+    assertInstanceOf(CoordinatorStateSupersededException.class, refused);
     assertTrue(refused.getMessage().contains("taken over by another coordinator"), refused.getMessage());
 
-    assertEquals(canonical(cluster, second, 1), canonical(cluster, get(store(2, "Taken").load()), 2));
+    assertEquals(canonical(cluster, second, 1), canonical(cluster, get(store(2, "Taken").load()).state(), 2));
   }
 
   @Test
@@ -193,7 +197,7 @@ class DDataStoreTest {
 
     // The coordinator's retry: the same event and state again.
     get(store.store(List.of(event), second));
-    assertEquals(canonical(cluster, second, 0), canonical(cluster, get(store(1, "Cut").load()), 1));
+    assertEquals(canonical(cluster, second, 0), canonical(cluster, get(store(1, "Cut").load()).state(), 1));
   }
 
   @Test

@@ -66,7 +66,7 @@ class H2DefaultStoreTest {
       try {
         CoordinatorStateStore store = new PersistenceCoordinatorStateStoreProvider().create(first, "H2Type",
             ShardingSettings.create(first));
-        stored = storeAll(store, await(store.load()), new RegionRegistered(StoreTestSupport.resolveIn(first,
+        stored = storeAll(store, await(store.load()).state(), new RegionRegistered(StoreTestSupport.resolveIn(first,
             regions, region)), new ShardHomeAllocated("5", StoreTestSupport.resolveIn(first, regions, region)));
         assertTrue(store.describe().contains("shardkit-coordinator-H2Type"), store.describe());
       } finally {
@@ -76,7 +76,7 @@ class H2DefaultStoreTest {
       ActorSystem<Void> second = StoreTestSupport.system("H2Second", config());
       try {
         CoordinatorState loaded = await(new PersistenceCoordinatorStateStoreProvider().create(second, "H2Type",
-            ShardingSettings.create(second)).load());
+            ShardingSettings.create(second)).load()).state();
         ActorRef<Object> resolved = StoreTestSupport.resolveIn(second, regions, region);
         assertEquals(resolved, loaded.homeOf("5").orElseThrow());
         assertEquals(stored.regions().size(), loaded.regions().size());

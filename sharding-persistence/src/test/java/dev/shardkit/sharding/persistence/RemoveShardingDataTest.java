@@ -138,7 +138,7 @@ class RemoveShardingDataTest {
   static CoordinatorState load(String type) throws Exception {
     ActorSystem<Void> system = StoreTestSupport.system("Check" + type, SNAPSHOTS + postgres.storeConfig());
     try {
-      return await(store(system, type).load());
+      return await(store(system, type).load()).state();
     } finally {
       StoreTestSupport.terminate(system);
     }
@@ -232,7 +232,9 @@ class RemoveShardingDataTest {
     ActorSystem<Void> system = StoreTestSupport.system("AfterTheTool", SNAPSHOTS + postgres.storeConfig());
     try {
       ActorRef<Object> region = system.systemActorOf(Behaviors.empty(), "region", Props.empty());
-      storeAll(store(system, "Alpha"), CoordinatorState.empty(), new RegionRegistered(region));
+      // A coordinator loads (taking over, above every term before the tool ran) before it writes.
+      CoordinatorStateStore alpha = store(system, "Alpha");
+      storeAll(alpha, await(alpha.load()).state(), new RegionRegistered(region));
       RememberEntitiesStore shard = entitiesStore(system, "Alpha", "1");
       await(shard.update(Set.of("again"), Set.of()));
       shard.close();

@@ -1,13 +1,18 @@
 package dev.shardkit.sharding.testkit;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import dev.shardkit.sharding.ClusterSharding;
 import dev.shardkit.sharding.EntityContext;
+import dev.shardkit.sharding.EntityTypeKey;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -46,6 +51,23 @@ public final class Recorder {
   public static void reset() {
     LIVE.clear();
     DOUBLE_INCARNATIONS.clear();
+  }
+
+  /** What entity {@code id} of {@code key} reports, asked from {@code from}. */
+  public static Report ask(ActorSystem<?> from, EntityTypeKey<Command> key, String id) throws Exception {
+    return ClusterSharding.get(from).entityRefFor(key, id).<Report>ask(Get::new, Duration.ofSeconds(5))
+        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /** Waits until entity {@code id} of {@code key}, asked from {@code from}, has received {@code count} messages. */
+  public static void awaitReceived(ActorSystem<?> from, EntityTypeKey<Command> key, String id, int count) {
+    TestCluster.await(Duration.ofSeconds(30), () -> {
+      try {
+        return ask(from, key, id).received() == count;
+      } catch (Exception e) {
+        return false;
+      }
+    }, id + " received " + count);
   }
 
   public static Behavior<Command> create(EntityContext<Command> ctx) {

@@ -5,6 +5,8 @@ import dev.shardkit.sharding.internal.ShardIds;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.CoordinatorStateSupersededException;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +27,13 @@ import org.slf4j.LoggerFactory;
  * as the whole state after it (which the coordinator computes) with a majority write.
  * {@link CoordinatorStateRecord} explains why the stored state never goes backwards for a
  * successor; {@link ReplicaMajority} how majorities are counted and reads retried.
+ *
+ * <p>The coordinator's term is the term of its take-over record, which is greater than every term
+ * its majority read saw, so greater than that of every coordinator that served before it. A write
+ * that meets a greater record on this node's replica fails with
+ * {@link CoordinatorStateSupersededException}; one that does not (the replica has not seen the
+ * take-over yet) may be confirmed, but it loses every merge against the successor's records, and
+ * what its coordinator tells regions carries a term they no longer act on.
  *
  * <p>A write that times out fails at once: it may have reached some replicas, which is harmless
  * (it loses to every later record), and the coordinator retries it with back-off, which stores the
@@ -69,7 +78,7 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
   }
 
   @Override
-  public CompletionStage<CoordinatorState> load() {
+  public CompletionStage<LoadedCoordinatorState> load() {
     if (majority.isClosed()) {
       return majority.closedFailure();
     }
@@ -127,7 +136,7 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
 
   // ---- load
 
-  private CompletionStage<CoordinatorState> takeOver(Optional<CoordinatorStateRecord> loaded) {
+  private CompletionStage<LoadedCoordinatorState> takeOver(Optional<CoordinatorStateRecord> loaded) {
     CoordinatorStateRecord record;
     synchronized (this) {
       if (majority.isClosed()) {
@@ -152,7 +161,7 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
             + "coordinator on {} starts empty as term {}", typeName, majority.cluster().selfAddress(),
             record.version().term());
       }
-      return state;
+      return new LoadedCoordinatorState(record.version().term(), state);
     });
   }
 
@@ -165,7 +174,7 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
           // coordinator took over after this one: refuse rather than let merge keep its record and
           // report our write as done.
           if (existing.compareTo(record) > 0) {
-            throw new IllegalStateException(superseded(existing, record));
+            throw new CoordinatorStateSupersededException(superseded(existing, record));
           }
           return record;
         });
@@ -177,6 +186,6 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
     return "Entity type [" + typeName + "]: the coordinator state was taken over by another coordinator (version "
         + existing.version() + ") after this one (version " + mine.version() + "), so this one's writes are "
         + "refused. Two coordinators of the type ran at once, e.g. in a network partition that no downing "
-        + "provider resolved; this coordinator should stop";
+        + "provider resolved; this coordinator loads again";
   }
 }

@@ -2,6 +2,8 @@ package dev.shardkit.sharding.persistence.internal;
 
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.CoordinatorStateSupersededException;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.Done;
@@ -11,6 +13,7 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.persistence.typed.EventAdapter;
+import org.apache.pekko.persistence.typed.EventSeq;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.SnapshotAdapter;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
@@ -25,12 +28,20 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * deleted. Its state mirrors the coordinator's, which lets it recognise an event it already has
  * (written, confirmation lost, written again) and acknowledge it without a second write.
  *
+ * <p><b>Terms.</b> A coordinator loads with {@link TakeOver}, which writes a
+ * {@link CoordinatorTakeOver} event: its sequence number is the coordinator's term. Every write
+ * carries its coordinator's term, and one whose term is below the last take-over the journal has
+ * seen is refused with {@link CoordinatorStateSupersededException}: that coordinator was deposed,
+ * and what it holds is stale. A deposed coordinator's journal that has not seen the take-over
+ * writes at a sequence number its successor's take-over already holds, which the journal refuses;
+ * the fresh journal that replaces it (see below) replays the take-over and refuses the write.
+ *
  * <p>It stops at the first journal failure (a write or recovery that failed), without retrying:
  * {@link JournalStoreActor} fails the waiting requests with the cause and starts a new one on the
  * next request, which the coordinator sends with its own backoff ({@link JournalFailures}).
  */
-final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, CoordinatorEvent,
-    CoordinatorState> {
+final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, Object,
+    TermedCoordinatorState> {
 
   /** Requests from {@link JournalStoreActor}; each is answered with a {@link JournalAnswer} of its id. */
   sealed interface Command extends NoSerializationVerificationNeeded {}
@@ -39,10 +50,16 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
   record GetState(long id, ActorRef<JournalAnswer> replyTo) implements Command {}
 
   /**
-   * Asks to store {@code events} in one atomic write, after which the coordinator's state is
-   * {@code stateAfter}; answered with {@link Done}.
+   * A coordinator loads: writes a {@link CoordinatorTakeOver}, answered with the
+   * {@link LoadedCoordinatorState} whose term is that event's sequence number.
    */
-  record Persist(long id, List<CoordinatorEvent> events, CoordinatorState stateAfter,
+  record TakeOver(long id, ActorRef<JournalAnswer> replyTo) implements Command {}
+
+  /**
+   * Asks to store {@code events} in one atomic write for the coordinator of {@code term}, after
+   * which the coordinator's state is {@code stateAfter}; answered with {@link Done}.
+   */
+  record Persist(long id, List<CoordinatorEvent> events, CoordinatorState stateAfter, long term,
       ActorRef<JournalAnswer> replyTo) implements Command {
     Persist {
       events = List.copyOf(events);
@@ -66,27 +83,68 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
   }
 
   @Override
-  public CoordinatorState emptyState() {
-    return CoordinatorState.empty();
+  public TermedCoordinatorState emptyState() {
+    return TermedCoordinatorState.EMPTY;
+  }
+
+  /** Coordinator events as {@link StoredForm} stores them, and take-overs as {@link StoredEvent.Kind#TAKEN_OVER}. */
+  @Override
+  public EventAdapter<Object, ?> eventAdapter() {
+    EventAdapter<CoordinatorEvent, StoredEvent> events = form.eventAdapter();
+    return new EventAdapter<Object, StoredEvent>() {
+      @Override
+      public StoredEvent toJournal(Object e) {
+        return e == CoordinatorTakeOver.INSTANCE ? new StoredEvent(StoredEvent.Kind.TAKEN_OVER, null, null)
+            : events.toJournal((CoordinatorEvent) e);
+      }
+
+      @Override
+      public String manifest(Object event) {
+        return "";
+      }
+
+      @Override
+      public EventSeq<Object> fromJournal(StoredEvent p, String manifest) {
+        return EventSeq.single(p.kind() == StoredEvent.Kind.TAKEN_OVER ? CoordinatorTakeOver.INSTANCE
+            : form.fromStored(p));
+      }
+    };
+  }
+
+  /** Snapshots hold the state as {@link StoredForm} stores it, and the term. */
+  @Override
+  public SnapshotAdapter<TermedCoordinatorState> snapshotAdapter() {
+    SnapshotAdapter<CoordinatorState> states = form.snapshotAdapter();
+    return new SnapshotAdapter<>() {
+      @Override
+      public Object toJournal(TermedCoordinatorState termed) {
+        return ((StoredSnapshot) states.toJournal(termed.state())).withTerm(termed.term());
+      }
+
+      @Override
+      public TermedCoordinatorState fromJournal(Object from) {
+        long term = from instanceof StoredSnapshot s ? s.termOrZero() : 0;
+        return new TermedCoordinatorState(states.fromJournal(from), term);
+      }
+    };
   }
 
   @Override
-  public EventAdapter<CoordinatorEvent, ?> eventAdapter() {
-    return form.eventAdapter();
-  }
-
-  @Override
-  public SnapshotAdapter<CoordinatorState> snapshotAdapter() {
-    return form.snapshotAdapter();
-  }
-
-  @Override
-  public CommandHandler<Command, CoordinatorEvent, CoordinatorState> commandHandler() {
+  public CommandHandler<Command, Object, TermedCoordinatorState> commandHandler() {
     return newCommandHandlerBuilder().forAnyState()
-        .onCommand(GetState.class, (state, get) -> Effect().none()
-            .thenRun(s -> get.replyTo().tell(JournalAnswer.of(get.id(), s))))
+        .onCommand(GetState.class, (termed, get) -> Effect().none()
+            .thenRun(s -> get.replyTo().tell(JournalAnswer.of(get.id(), s.state()))))
+        .onCommand(TakeOver.class, this::onTakeOver)
         .onCommand(Persist.class, this::onPersist)
         .build();
+  }
+
+  private Effect<Object, TermedCoordinatorState> onTakeOver(TermedCoordinatorState termed, TakeOver t) {
+    // The sequence number the take-over is written at; a concurrent take-over that wrote it first
+    // makes this write fail, and the load is tried again on a fresh journal.
+    long term = lastSequenceNumber(context) + 1;
+    return Effect().persist(CoordinatorTakeOver.INSTANCE).thenRun(after -> t.replyTo().tell(
+        JournalAnswer.of(t.id(), new LoadedCoordinatorState(term, after.state()))));
   }
 
   /**
@@ -94,7 +152,14 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
    * holds is an earlier write whose confirmation was lost, retried together with what was decided
    * since: only the rest is written. Anything else that does not fit is refused.
    */
-  private Effect<CoordinatorEvent, CoordinatorState> onPersist(CoordinatorState state, Persist p) {
+  private Effect<Object, TermedCoordinatorState> onPersist(TermedCoordinatorState termed, Persist p) {
+    if (termed.term() > p.term()) {
+      CoordinatorStateSupersededException superseded = new CoordinatorStateSupersededException("Not storing "
+          + p.events() + " for entity type [" + typeName + "]: a coordinator took over at term " + termed.term()
+          + " after the one at term " + p.term() + " that asks");
+      return Effect().none().thenRun(after -> p.replyTo().tell(JournalAnswer.failed(p.id(), superseded)));
+    }
+    CoordinatorState state = termed.state();
     CoordinatorState s = state;
     List<CoordinatorEvent> toWrite = new ArrayList<>();
     String conflict = null;
@@ -114,8 +179,8 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
             + "write whose confirmation was lost); writing the rest", typeName, p.events().size() - toWrite.size(),
             p.events().size());
       }
-      EffectBuilder<CoordinatorEvent, CoordinatorState> effect = toWrite.isEmpty() ? Effect().none()
-          : Effect().persist(toWrite);
+      EffectBuilder<Object, TermedCoordinatorState> effect = toWrite.isEmpty() ? Effect().none()
+          : Effect().persist(List.<Object>copyOf(toWrite));
       return effect.thenRun(after -> p.replyTo().tell(JournalAnswer.of(p.id(), Done.getInstance())));
     }
     // Only a request that the coordinator gave up on (timed out) and has since moved past gets
@@ -127,8 +192,11 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
   }
 
   @Override
-  public EventHandler<CoordinatorState, CoordinatorEvent> eventHandler() {
-    return newEventHandlerBuilder().forAnyState().onAnyEvent(this::onEvent);
+  public EventHandler<TermedCoordinatorState, Object> eventHandler() {
+    return newEventHandlerBuilder().forAnyState()
+        .onEvent(CoordinatorTakeOver.class, (termed, takeOver) -> termed.takenOver(lastSequenceNumber(context)))
+        .onEvent(CoordinatorEvent.class, (termed, event) -> termed.with(onEvent(termed.state(), event)))
+        .build();
   }
 
   private CoordinatorState onEvent(CoordinatorState state, CoordinatorEvent event) {
@@ -149,7 +217,7 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
   }
 
   @Override
-  public SignalHandler<CoordinatorState> signalHandler() {
+  public SignalHandler<TermedCoordinatorState> signalHandler() {
     return JournalFailures.warnOnSnapshotFailures(newSignalHandlerBuilder(), context.getLog(),
             "Coordinator state of [" + typeName + "]")
         .onSignal(RecoveryCompleted.instance(), state -> context.getLog().debug(

@@ -4,7 +4,10 @@ import dev.shardkit.sharding.persistence.ShardingPersistenceIds;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.CoordinatorStateSupersededException;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -14,8 +17,10 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * {@link CoordinatorJournal}. Each instance runs a {@link JournalStoreActor} as a system actor on
  * the coordinator's node, until {@link #close()}.
  *
- * <p>{@link #load()} completes with the recovered state; {@link #store} completes once the
- * journal confirmed the write. Either fails with a {@link PersistenceStoreException} naming the
+ * <p>{@link #load()} completes with the recovered state once the journal holds this coordinator's
+ * take-over, whose sequence number is its term; {@link #store} completes once the journal
+ * confirmed the write, and fails with {@code CoordinatorStateSupersededException} once another
+ * coordinator took over (see {@link CoordinatorJournal}). Either fails with a {@link PersistenceStoreException} naming the
  * cause when the database cannot be reached (or after {@code store-timeout}); the store stays
  * usable, and a retry after the database is back succeeds.
  */
@@ -26,6 +31,8 @@ public final class PersistenceCoordinatorStateStore implements CoordinatorStateS
   private final String persistenceId;
   private final PersistenceStoreSettings settings;
   private final JournalStore<CoordinatorJournal.Command> store;
+  /** The term of the last completed load; written on the load's thread, read by the coordinator's. */
+  private volatile long term;
 
   public PersistenceCoordinatorStateStore(ActorSystem<?> system, String typeName, PersistenceStoreSettings settings) {
     this.persistenceId = ShardingPersistenceIds.coordinator(typeName);
@@ -36,17 +43,34 @@ public final class PersistenceCoordinatorStateStore implements CoordinatorStateS
         "shardkit-coordinator-store-" + typeName + "-" + INSTANCES.incrementAndGet());
   }
 
+  /** Recovers the state and writes a take-over, whose sequence number is the term. */
   @Override
-  public CompletionStage<CoordinatorState> load() {
-    return store.ask(CoordinatorJournal.GetState::new, state -> (CoordinatorState) state,
-        "could not load the coordinator state");
+  public CompletionStage<LoadedCoordinatorState> load() {
+    return store.<LoadedCoordinatorState>ask(CoordinatorJournal.TakeOver::new, loaded -> (LoadedCoordinatorState) loaded,
+        "could not load the coordinator state").thenApply(loaded -> {
+          term = loaded.term();
+          return loaded;
+        });
   }
 
-  /** All the events in one atomic journal write, however many there are. */
+  /** All the events in one atomic journal write, however many there are, at the term of the last load. */
   @Override
   public CompletionStage<Void> store(List<CoordinatorEvent> events, CoordinatorState stateAfter) {
-    return store.ask((id, replyTo) -> new CoordinatorJournal.Persist(id, events, stateAfter, replyTo), done -> null,
-        "could not store " + (events.size() == 1 ? events.get(0) : events.size() + " events"));
+    long asTerm = term;
+    return store.<Void>ask((id, replyTo) -> new CoordinatorJournal.Persist(id, events, stateAfter, asTerm, replyTo),
+        done -> null,
+        "could not store " + (events.size() == 1 ? events.get(0) : events.size() + " events"))
+        .exceptionallyCompose(PersistenceCoordinatorStateStore::supersededUnwrapped);
+  }
+
+  /** A write refused as superseded fails with that refusal itself, which the coordinator does not retry. */
+  private static CompletionStage<Void> supersededUnwrapped(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof CoordinatorStateSupersededException superseded) {
+        return CompletableFuture.failedFuture(superseded);
+      }
+    }
+    return CompletableFuture.failedFuture(failure);
   }
 
   @Override

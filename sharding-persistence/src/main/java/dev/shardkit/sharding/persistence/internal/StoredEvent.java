@@ -14,14 +14,22 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record StoredEvent(Kind kind, String ref, String shardId) implements StoredRecord {
 
-  /** One per kind of {@code CoordinatorEvent}. Never rename a constant: stored data names it. */
+  /**
+   * One per kind of {@code CoordinatorEvent}, and {@link #TAKEN_OVER}. Never rename a constant:
+   * stored data names it; a new one needs a new {@link StoredRecordVersion}.
+   */
   public enum Kind {
     REGION_REGISTERED,
     PROXY_REGISTERED,
     REGION_TERMINATED,
     PROXY_TERMINATED,
     SHARD_HOME_ALLOCATED,
-    SHARD_HOME_DEALLOCATED
+    SHARD_HOME_DEALLOCATED,
+    /**
+     * A coordinator loaded and took over (no {@code ref}, no {@code shardId}); its sequence number
+     * is that coordinator's term. Since schema version 2.
+     */
+    TAKEN_OVER
   }
 
   @JsonCreator

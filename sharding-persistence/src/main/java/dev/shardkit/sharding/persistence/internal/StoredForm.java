@@ -74,6 +74,8 @@ public final class StoredForm {
       case PROXY_TERMINATED -> new ProxyTerminated(resolve(stored));
       case SHARD_HOME_ALLOCATED -> new ShardHomeAllocated(shardId(stored), resolve(stored));
       case SHARD_HOME_DEALLOCATED -> new ShardHomeDeallocated(shardId(stored));
+      case TAKEN_OVER -> throw new IllegalStateException("Stored event " + stored + " is a coordinator's take-over, "
+          + "not a change of the coordinator state");
     };
   }
 

@@ -11,8 +11,12 @@ import org.apache.pekko.serialization.jackson.JacksonMigration;
  * newer version is refused with an error that says so, rather than read wrongly.
  */
 public final class StoredRecordVersion extends JacksonMigration {
-  /** The version this code writes. 1 is the first; there is nothing older to migrate. */
-  public static final int CURRENT = 1;
+  /**
+   * The version this code writes. 1 is the first. 2 added the coordinator's take-over event
+   * ({@link StoredEvent.Kind#TAKEN_OVER}) and the term in coordinator snapshots; a record of
+   * version 1 reads unchanged (a snapshot without a term has term 0).
+   */
+  public static final int CURRENT = 2;
 
   @Override
   public int currentVersion() {

@@ -2,15 +2,18 @@ package dev.shardkit.sharding.persistence.internal;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 /**
  * The whole coordinator state as it is stored in a snapshot: every region (in registration order)
  * with the shards it is home to (in allocation order), and every proxy. References are in
- * {@code ActorRefResolver} serialization format.
+ * {@code ActorRefResolver} serialization format. {@code term} is the term of the last coordinator
+ * that took over (since schema version 2; null in a snapshot of version 1, read as 0).
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record StoredSnapshot(List<Region> regions, List<String> proxies) implements StoredRecord {
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record StoredSnapshot(List<Region> regions, List<String> proxies, Long term) implements StoredRecord {
 
   /** A region and the shards it is home to. */
   @JsonIgnoreProperties(ignoreUnknown = true)
@@ -21,4 +24,19 @@ public record StoredSnapshot(List<Region> regions, List<String> proxies) impleme
 
   @JsonCreator
   public StoredSnapshot {}
+
+  /** A snapshot without a term, as schema version 1 wrote it. */
+  public StoredSnapshot(List<Region> regions, List<String> proxies) {
+    this(regions, proxies, null);
+  }
+
+  /** This snapshot with {@code coordinatorTerm}. */
+  public StoredSnapshot withTerm(long coordinatorTerm) {
+    return new StoredSnapshot(regions, proxies, coordinatorTerm);
+  }
+
+  /** The term, 0 if the snapshot has none. */
+  public long termOrZero() {
+    return term == null ? 0 : term;
+  }
 }

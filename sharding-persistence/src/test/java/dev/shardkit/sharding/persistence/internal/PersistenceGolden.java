@@ -49,10 +49,13 @@ public final class PersistenceGolden {
         new Sample("event-proxy-terminated.json", new StoredEvent(Kind.PROXY_TERMINATED, P2, null)),
         new Sample("event-shard-home-allocated.json", new StoredEvent(Kind.SHARD_HOME_ALLOCATED, R1, "ünï-17")),
         new Sample("event-shard-home-deallocated.json", new StoredEvent(Kind.SHARD_HOME_DEALLOCATED, null, "17")),
+        new Sample("event-taken-over.json", new StoredEvent(Kind.TAKEN_OVER, null, null)),
         new Sample("snapshot.json", new StoredSnapshot(
             List.of(new StoredSnapshot.Region(R2, List.of("3", "1", "ünï-17")), new StoredSnapshot.Region(R1, List.of())),
             List.of(P1, P2))),
         new Sample("snapshot-empty.json", new StoredSnapshot(List.of(), List.of())),
+        new Sample("snapshot-with-term.json", new StoredSnapshot(
+            List.of(new StoredSnapshot.Region(R1, List.of("5"))), List.of(), (1L << 40) + 7)),
         new Sample("entities-change.json", new StoredEntitiesChange(List.of("a", "id-ü"), List.of("b"))),
         new Sample("entities-snapshot.json", new StoredEntitiesSnapshot(List.of("a", "c", "id-ü"))));
   }

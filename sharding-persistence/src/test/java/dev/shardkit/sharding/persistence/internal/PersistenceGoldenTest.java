@@ -61,11 +61,13 @@ class PersistenceGoldenTest {
         String where = version.getFileName() + "/" + file.file();
         assertEquals(value, read, where);
         // What the stores make of it: the same references, shards and order come back.
-        if (read instanceof StoredEvent event) {
+        // A take-over is no change of the state; a snapshot's term is the journal's, beside the state.
+        if (read instanceof StoredEvent event && event.kind() != StoredEvent.Kind.TAKEN_OVER) {
           assertEquals(event, form.toStored(form.fromStored(event)), where);
         } else if (read instanceof StoredSnapshot snapshot) {
           CoordinatorState state = form.fromStored(snapshot);
-          assertEquals(snapshot, form.toStored(state), where);
+          StoredSnapshot again = form.toStored(state);
+          assertEquals(snapshot, snapshot.term() == null ? again : again.withTerm(snapshot.term()), where);
         }
       }
     }
@@ -92,7 +94,7 @@ class PersistenceGoldenTest {
 
   @Test
   void fieldsALaterVersionAddsAreIgnoredByThisReader() throws NotSerializableException {
-    // A later shardkit may add fields (a term, a zone, a draining flag, a load) without raising
+    // A later shardkit may add fields (a zone, a draining flag, a load) without raising
     // the schema version; journals it wrote must still replay here during a rolling upgrade.
     assertEquals(new StoredEvent(StoredEvent.Kind.SHARD_HOME_ALLOCATED, PersistenceGolden.R1, "17"),
         read("{\"kind\":\"SHARD_HOME_ALLOCATED\",\"ref\":\"" + PersistenceGolden.R1
@@ -100,7 +102,7 @@ class PersistenceGoldenTest {
     assertEquals(new StoredSnapshot(List.of(new StoredSnapshot.Region(PersistenceGolden.R2, List.of("3"))),
             List.of(PersistenceGolden.P1)),
         read("{\"regions\":[{\"ref\":\"" + PersistenceGolden.R2 + "\",\"zone\":\"eu-1\",\"shards\":[\"3\"],"
-            + "\"draining\":true}],\"proxies\":[\"" + PersistenceGolden.P1 + "\"],\"term\":4}",
+            + "\"draining\":true}],\"proxies\":[\"" + PersistenceGolden.P1 + "\"],\"epoch\":4}",
             StoredSnapshot.class, "#1"));
     assertEquals(new StoredEntitiesChange(List.of("a"), List.of()),
         read("{\"started\":[\"a\"],\"stopped\":[],\"at\":12}", StoredEntitiesChange.class, "#1"));

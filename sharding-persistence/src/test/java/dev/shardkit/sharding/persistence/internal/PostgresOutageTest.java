@@ -60,7 +60,7 @@ class PostgresOutageTest {
     try (LogCapture logs = new LogCapture()) {
       ActorRef<Object> region = system.systemActorOf(Behaviors.empty(), "region", Props.empty());
       CoordinatorStateStore store = store(system, "Outage");
-      CoordinatorState state = storeAll(store, await(store.load()), new RegionRegistered(region),
+      CoordinatorState state = storeAll(store, await(store.load()).state(), new RegionRegistered(region),
           new ShardHomeAllocated("1", region));
 
       postgres.stop();
@@ -77,16 +77,19 @@ class PostgresOutageTest {
 
       postgres.restart();
       StoreTestSupport.storeEventually(store, next, after, Duration.ofSeconds(60));
-      assertEquals(after, await(store.load()));
+      assertEquals(after, await(store.load()).state());
     } finally {
       StoreTestSupport.terminate(system);
     }
 
     ActorSystem<Void> fresh = StoreTestSupport.system("AfterOutage", postgres.storeConfig());
     try {
-      CoordinatorState loaded = await(store(fresh, "Outage").load());
+      CoordinatorState loaded = await(store(fresh, "Outage").load()).state();
       assertEquals(2, loaded.shards().size());
-      assertEquals(3, postgres.eventRows(ShardingPersistenceIds.coordinator("Outage")), "every event is stored once");
+      // Beside the take-overs of the loads (one of which may have landed after its request timed out).
+      assertEquals(3, postgres.column("SELECT convert_from(event_payload, 'UTF8') FROM event_journal WHERE "
+          + "persistence_id = ?", ShardingPersistenceIds.coordinator("Outage")).stream()
+          .filter(json -> !json.contains("TAKEN_OVER")).count(), "every event is stored once");
     } finally {
       StoreTestSupport.terminate(fresh);
     }
@@ -147,7 +150,7 @@ class PostgresOutageTest {
       postgres.restart();
       TestCluster.await(Duration.ofSeconds(60), () -> {
         try {
-          return await(store.load()).equals(CoordinatorState.empty());
+          return await(store.load()).state().equals(CoordinatorState.empty());
         } catch (Exception e) {
           return false;
         }

@@ -165,14 +165,15 @@ class PostgresRememberEntitiesStoreTest {
     } finally {
       StoreTestSupport.terminate(writer);
     }
-    assertEquals(List.of(StoredEntitiesChange.class.getName() + "#1"), POSTGRES.server().column(
+    String version = "#" + StoredRecordVersion.CURRENT;
+    assertEquals(List.of(StoredEntitiesChange.class.getName() + version), POSTGRES.server().column(
         "SELECT DISTINCT event_ser_manifest FROM event_journal WHERE persistence_id = ?", pid));
-    assertEquals(List.of(StoredEntitiesSnapshot.class.getName() + "#1"), POSTGRES.server().column(
+    assertEquals(List.of(StoredEntitiesSnapshot.class.getName() + version), POSTGRES.server().column(
         "SELECT DISTINCT snapshot_ser_manifest FROM snapshot WHERE persistence_id = ?", pid));
     // As a newer shardkit would have written the latest update.
     try (Connection c = POSTGRES.server().connect(); PreparedStatement s = c.prepareStatement(
         "UPDATE event_journal SET event_ser_manifest = ? WHERE persistence_id = ? AND sequence_number = 3")) {
-      s.setString(1, StoredEntitiesChange.class.getName() + "#2");
+      s.setString(1, StoredEntitiesChange.class.getName() + "#" + (StoredRecordVersion.CURRENT + 1));
       s.setString(2, pid);
       assertEquals(1, s.executeUpdate());
     }
@@ -183,10 +184,12 @@ class PostgresRememberEntitiesStoreTest {
       assertInstanceOf(PersistenceStoreException.class, failure);
       assertTrue(failure.getMessage().startsWith("Entity type [Versioned], shard [1]: could not load the remembered "
           + "entities"), text);
-      assertTrue(text.contains("has schema version 2, but this shardkit reads versions up to 1"), text);
+      int newer = StoredRecordVersion.CURRENT + 1;
+      assertTrue(text.contains("has schema version " + newer + ", but this shardkit reads versions up to "
+          + StoredRecordVersion.CURRENT), text);
       assertTrue(text.contains("RemoveShardingData"), text);
       logs.await(Duration.ofSeconds(10), "Remember-entities store of entity type [Versioned], shard [1]",
-          "schema version 2", "the shard retries with backoff");
+          "schema version " + newer, "the shard retries with backoff");
     } finally {
       StoreTestSupport.terminate(reader);
     }

@@ -20,6 +20,8 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import dev.shardkit.sharding.spi.CoordinatorStateSupersededException;
+import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.TestCluster;
@@ -28,6 +30,7 @@ import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 import org.apache.pekko.Done;
@@ -106,7 +109,7 @@ class PostgresStoreTest {
     ActorSystem<Void> first = storeSystem("First", "");
     try {
       CoordinatorStateStore store = store(first, "RoundTrip");
-      assertEquals(CoordinatorState.empty(), await(store.load()), "nothing stored yet");
+      assertEquals(CoordinatorState.empty(), await(store.load()).state(), "nothing stored yet");
       storeAll(store, CoordinatorState.empty(), history(first).toArray(CoordinatorEvent[]::new));
       store.close();
     } finally {
@@ -115,7 +118,7 @@ class PostgresStoreTest {
 
     ActorSystem<Void> second = storeSystem("Second", "");
     try {
-      CoordinatorState loaded = await(store(second, "RoundTrip").load());
+      CoordinatorState loaded = await(store(second, "RoundTrip").load()).state();
       assertEquals(expected(second, PostgresStoreTest::history), loaded);
       assertEquals(List.of("1"), loaded.regions().get(region(second, 0)));
       assertEquals(List.of("2", "3"), loaded.regions().get(region(second, 1)));
@@ -124,7 +127,7 @@ class PostgresStoreTest {
       probes.get(1).expectMessage("hello from the second system");
       assertTrue(loaded.proxies().contains(region(second, 2)));
       // Another type's data is separate.
-      assertEquals(CoordinatorState.empty(), await(store(second, "OtherType").load()));
+      assertEquals(CoordinatorState.empty(), await(store(second, "OtherType").load()).state());
     } finally {
       StoreTestSupport.terminate(second);
     }
@@ -158,7 +161,7 @@ class PostgresStoreTest {
 
     ActorSystem<Void> reader = storeSystem("SnapshotReader", config);
     try {
-      CoordinatorState loaded = await(store(reader, type).load());
+      CoordinatorState loaded = await(store(reader, type).load()).state();
       CoordinatorState want = CoordinatorState.empty();
       for (CoordinatorEvent e : events) {
         want = want.applied(new StoredForm(reader).fromStored(new StoredForm(writer).toStored(e)));
@@ -185,17 +188,17 @@ class PostgresStoreTest {
     }
     for (String manifest : postgres.column("SELECT event_ser_manifest FROM event_journal WHERE persistence_id = ?",
         pid)) {
-      assertEquals(StoredEvent.class.getName() + "#1", manifest);
+      assertEquals(StoredEvent.class.getName() + "#" + StoredRecordVersion.CURRENT, manifest);
     }
     for (String manifest : postgres.column("SELECT snapshot_ser_manifest FROM snapshot WHERE persistence_id = ?",
         pid)) {
-      assertEquals(StoredSnapshot.class.getName() + "#1", manifest);
+      assertEquals(StoredSnapshot.class.getName() + "#" + StoredRecordVersion.CURRENT, manifest);
     }
     try (Connection c = postgres.connect()) {
       // As a newer shardkit would have written the latest event.
       try (PreparedStatement s = c.prepareStatement("UPDATE event_journal SET event_ser_manifest = ? "
           + "WHERE persistence_id = ? AND sequence_number = 3")) {
-        s.setString(1, StoredEvent.class.getName() + "#2");
+        s.setString(1, StoredEvent.class.getName() + "#" + (StoredRecordVersion.CURRENT + 1));
         s.setString(2, pid);
         assertEquals(1, s.executeUpdate());
       }
@@ -205,9 +208,11 @@ class PostgresStoreTest {
       Throwable failure = failureOf(store(reader, type).load());
       String text = fullText(failure);
       assertInstanceOf(PersistenceStoreException.class, failure);
-      assertTrue(text.contains("has schema version 2, but this shardkit reads versions up to 1"), text);
+      int newer = StoredRecordVersion.CURRENT + 1;
+      assertTrue(text.contains("has schema version " + newer + ", but this shardkit reads versions up to "
+          + StoredRecordVersion.CURRENT), text);
       assertTrue(text.contains("written by a newer shardkit"), text);
-      logs.await(Duration.ofSeconds(10), "Coordinator state store of entity type [Versioned]", "schema version 2",
+      logs.await(Duration.ofSeconds(10), "Coordinator state store of entity type [Versioned]", "schema version " + newer,
           "the coordinator retries");
     } finally {
       StoreTestSupport.terminate(reader);
@@ -227,7 +232,7 @@ class PostgresStoreTest {
           form.toStored(new RegionRegistered(r0)), form.toStored(new ShardHomeAllocated("2", r0))));
 
       CoordinatorStateStore store = store(system, type);
-      CoordinatorState loaded = await(store.load());
+      CoordinatorState loaded = await(store.load()).state();
       assertEquals(List.of("1", "2"), loaded.regions().get(r0));
       logs.await(Duration.ofSeconds(10), "skipping stored event #3", "already reflects it");
       logs.await(Duration.ofSeconds(10), "skipping stored event #4", "already reflects it");
@@ -235,7 +240,7 @@ class PostgresStoreTest {
       // The store goes on from there, and the next load has everything once.
       CoordinatorState after = storeAll(store, loaded, new ShardHomeAllocated("3", r0));
       store.close();
-      assertEquals(after, await(store(system, type).load()));
+      assertEquals(after, await(store(system, type).load()).state());
     } finally {
       StoreTestSupport.terminate(system);
     }
@@ -256,16 +261,59 @@ class PostgresStoreTest {
       // The coordinator saw no confirmation (say, a timeout) and stores the same event again.
       await(store.store(List.of(allocated), after));
       assertEquals(2, eventRows(pid), "the event is in the journal once");
-      assertEquals(after, await(store.load()));
+      assertEquals(after, await(store.load()).state());
 
       // A store that does not follow the stored state (a stale request the coordinator has given
       // up on: it assumed shard 1 unallocated) is refused, and nothing is written.
       ShardHomeAllocated stale = new ShardHomeAllocated("2", r0);
       Throwable refused = failureOf(store.store(List.of(stale), registered.applied(stale)));
       assertTrue(fullText(refused).contains("does not follow the stored state"), fullText(refused));
-      assertEquals(2, eventRows(pid));
+      assertEquals(3, eventRows(pid), "the two events and the take-over of the load above");
     } finally {
       StoreTestSupport.terminate(system);
+    }
+  }
+
+  @Test
+  void eachLoadTakesOverWithAGreaterTermAndThePreviousCoordinatorsWritesAreRefusedAsSuperseded() throws Exception {
+    String type = "TakenOver";
+    ActorSystem<Void> first = storeSystem("TakeOverFirst", "");
+    ActorSystem<Void> second = storeSystem("TakeOverSecond", "");
+    try {
+      CoordinatorStateStore previous = store(first, type);
+      LoadedCoordinatorState before = await(previous.load());
+      ActorRef<Object> r0 = region(first, 0);
+      CoordinatorState registered = storeAll(previous, before.state(), new RegionRegistered(r0));
+
+      CoordinatorStateStore successor = store(second, type);
+      LoadedCoordinatorState taken = await(successor.load());
+      assertTrue(taken.term() > before.term(), before + " then " + taken);
+
+      // The previous coordinator's write lands after its successor loaded. Its journal has not
+      // seen the take-over, so the first attempt collides with it; the retry (on a journal that
+      // has replayed it) is refused for good, which makes the coordinator load again.
+      ShardHomeAllocated late = new ShardHomeAllocated("1", r0);
+      CoordinatorState lateState = registered.applied(late);
+      Throwable refused = failureOf(previous.store(List.of(late), lateState));
+      if (!(refused instanceof CoordinatorStateSupersededException)) {
+        refused = failureOf(previous.store(List.of(late), lateState));
+      }
+      assertInstanceOf(CoordinatorStateSupersededException.class, refused, fullText(refused));
+      assertTrue(refused.getMessage().contains("took over at term " + taken.term()), refused.getMessage());
+
+      // The successor writes on from what it loaded; the late write is nowhere.
+      ActorRef<Object> r0There = taken.state().regions().keySet().iterator().next();
+      storeAll(successor, taken.state(), new ShardHomeAllocated("2", r0There));
+      successor.close();
+      // Its journal has not seen the successor's last write, so its take-over may collide with it
+      // once, and the load is tried again as the coordinator would.
+      LoadedCoordinatorState again = StoreTestSupport.eventually(previous::load, "the load again",
+          Duration.ofSeconds(30));
+      assertEquals(Set.of("2"), again.state().shards().keySet(), "the successor's home, not the late one");
+      assertTrue(again.term() > taken.term(), "the previous coordinator, loading again, takes over anew");
+    } finally {
+      StoreTestSupport.terminate(first);
+      StoreTestSupport.terminate(second);
     }
   }
 
@@ -290,15 +338,15 @@ class PostgresStoreTest {
       }
       await(store.store(placement, placed));
       assertEquals(302, eventRows(pid));
-      assertEquals(placed, await(store.load()));
+      assertEquals(placed, await(store.load()).state());
 
       // The confirmation of the placement was lost; the coordinator writes it again together with
       // what it decided since. Only the new events are written.
       List<CoordinatorEvent> retry = new ArrayList<>(placement);
       retry.add(new ShardHomeAllocated("extra", r1));
       await(store.store(retry, placed.applied(new ShardHomeAllocated("extra", r1))));
-      assertEquals(303, eventRows(pid), "the placement is in the journal once");
-      assertEquals(placed.applied(new ShardHomeAllocated("extra", r1)), await(store.load()));
+      assertEquals(304, eventRows(pid), "the placement is in the journal once (beside the load's take-over)");
+      assertEquals(placed.applied(new ShardHomeAllocated("extra", r1)), await(store.load()).state());
     } finally {
       StoreTestSupport.terminate(system);
     }
@@ -339,7 +387,7 @@ class PostgresStoreTest {
           new RegionRegistered(r1), new ShardHomeAllocated("1", r0), new ShardHomeAllocated("2", r1),
           new RegionTerminated(r0));
       store.close();
-      CoordinatorState loaded = await(store(system, type).load());
+      CoordinatorState loaded = await(store(system, type).load()).state();
       assertEquals(after, loaded);
       assertEquals(new TreeSet<>(List.of("2")), new TreeSet<>(loaded.shards().keySet()));
     } finally {

@@ -3,6 +3,8 @@ package dev.shardkit.sharding.internal;
 import dev.shardkit.sharding.CoordinatorBacklog;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import java.util.HashSet;
+import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
 
@@ -28,6 +30,8 @@ final class CoordinatorAnswers {
   private final PendingHomeAnswers<ActorRef<Object>> pending;
   private final OverflowEpisode stashFull = new OverflowEpisode();
   private final OverflowEpisode settlingFull = new OverflowEpisode();
+  /** Regions and proxies whose acknowledgement waits for the store to hold their registration. */
+  private final Set<ActorRef<Object>> acksWaiting = new HashSet<>();
 
   /** @param handOffs the coordinator's hand-offs in progress */
   CoordinatorAnswers(CoordinatorSpec spec, Logger log, HandOffTracker handOffs) {
@@ -85,6 +89,23 @@ final class CoordinatorAnswers {
       log.info("Coordinator of [{}]: the state store caught up; {} shard-home request(s) were refused meanwhile",
           typeName, answered.refusedInEpisode());
     }
+  }
+
+  /**
+   * A region (or proxy) registered; its acknowledgement is sent once the store holds the
+   * registration. While the store is away, a region whose registration is not stored registers
+   * again every {@code retry-interval}; its acknowledgement waits once however often it does.
+   *
+   * @return false if its acknowledgement already waits: a registration that stores nothing new
+   *     needs no second one
+   */
+  boolean awaitAck(ActorRef<Object> registered) {
+    return acksWaiting.add(registered);
+  }
+
+  /** The registration of {@code registered} is stored and its acknowledgement sent. */
+  void acked(ActorRef<Object> registered) {
+    acksWaiting.remove(registered);
   }
 
   /** A request for a homeless shard could not wait for settling to end: the queue is full. */

@@ -26,6 +26,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  */
 final class RegionRegistration {
 
+  /** One per shard a new coordinator starts for its remembered entities, for typical shard counts. */
+  static final int AHEAD_CAPACITY = 10_000;
+
   private final ActorRef<Object> self;
   private final ActorRef<Object> proxy;
   private final boolean proxyOnly;
@@ -34,6 +37,8 @@ final class RegionRegistration {
   private final Consumer<ActorRef<Object>> watch;
   /** The coordinator that acknowledged this region (null while registering), and its term. */
   private final CoordinatorFence<ActorRef<Object>> fence = new CoordinatorFence<>();
+  /** Homes and hand-offs told at a term the region has not been acknowledged at yet. */
+  private final AheadOfTerm<ShardingProtocol> ahead = new AheadOfTerm<>(AHEAD_CAPACITY);
   /** Asked to hand off every shard: asked again on every retry until the region stops. */
   private boolean leaving;
 
@@ -68,13 +73,15 @@ final class RegionRegistration {
    *     that just took over announces itself before the region registered with it, and the proxy
    *     may still point at the old one until its node has left the cluster);
    *     {@link CoordinatorFence.Ack#REFUSED} if it is older than the current one, which nothing
-   *     changes
+   *     changes. A new one's homes and hand-offs that arrived before it are told to the region
+   *     again, now that it acts on them
    */
   CoordinatorFence.Ack acknowledged(ActorRef<Object> by, long term) {
     CoordinatorFence.Ack ack = fence.acknowledged(by, term);
     if (ack == CoordinatorFence.Ack.NEW) {
       watch.accept(by);
       registerWith(by);
+      ahead.acknowledgedAt(term).forEach(message -> send.accept(self, message));
     }
     return ack;
   }
@@ -95,11 +102,16 @@ final class RegionRegistration {
    * @return whether to log it: the first refusal at each term is logged. A term above the current
    *     one names a coordinator this region has not registered with (its announcement was lost,
    *     or overtaken): the region registers through the proxy once for it, rather than waiting
-   *     for its own coordinator to be seen gone
+   *     for its own coordinator to be seen gone, and holds a home or hand-off at that term
+   *     ({@link AheadOfTerm}) until that coordinator acknowledges it
    */
-  boolean refusedAt(long term) {
+  boolean refusedAt(ShardingProtocol message, long term) {
+    boolean ahead = term > fence.term();
+    if (ahead && !(message instanceof ShardingProtocol.RegisterAck)) {
+      this.ahead.hold(term, message);
+    }
     boolean first = fence.firstRefusalAt(term);
-    if (first && term > fence.term()) {
+    if (first && ahead) {
       register();
     }
     return first;

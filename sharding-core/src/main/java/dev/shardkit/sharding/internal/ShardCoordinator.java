@@ -357,10 +357,13 @@ final class ShardCoordinator {
       context.watchWith(region, new Terminated(region));
       log.info("Coordinator of [{}]: {} {} registered", typeName, proxy ? "proxy" : "region", region.path());
     }
-    store.persist(registration.events(), () -> {
-      region.tell(new RegisterAck(context.getSelf(), term));
-      phase.heardFrom();
-    });
+    if (answers.awaitAck(region) || !registration.events().isEmpty()) {
+      store.persist(registration.events(), () -> {
+        answers.acked(region);
+        region.tell(new RegisterAck(context.getSelf(), term));
+        phase.heardFrom();
+      });
+    }
     phase.registered(registration.isNew() && !proxy);
     return phase.next();
   }

@@ -282,7 +282,7 @@ final class ShardRegion {
    * term, told this region: acting on it could start a second copy of a shard.
    */
   private void refusedAtTerm(ShardingProtocol message, long term) {
-    if (registration.refusedAt(term)) {
+    if (registration.refusedAt(message, term)) {
       log.warn("Entity type [{}]: ignoring {} at coordinator term {}: this region acts only on its current "
           + "coordinator {} at term {} (further messages at term {} are ignored without a warning)", spec.typeName(),
           message, term, registration.coordinator(), registration.term(), term);

@@ -95,6 +95,29 @@ class CoordinatorPendingAnswersTest {
   }
 
   @Test
+  void aRegionRegisteringAgainWhileItsRegistrationIsNotStoredIsAcknowledgedOnce() throws Exception {
+    ManualStateStore store = new ManualStateStore();
+    ActorRef<Object> coordinator = coordinator("registering-again", store, s -> s);
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    Write registration = store.next();
+    // The region's retry ticks while the store does not answer.
+    for (int tick = 0; tick < 200; tick++) {
+      coordinator.tell(new Register(region.ref(), Set.of()));
+    }
+    CoordinatorBacklog during = backlog(coordinator);
+    assertTrue(during.waitingEffects() <= 1, "one acknowledgement waits, not one per registration: " + during);
+
+    registration.done().complete(null);
+    assertEquals(new RegisterAck(coordinator, 1), region.receiveMessage());
+    region.expectNoMessage(Duration.ofMillis(300));
+    // Registered and stored: registering again is acknowledged again, at once.
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    assertEquals(new RegisterAck(coordinator, 1), region.receiveMessage());
+    assertEquals(new CoordinatorBacklog(0, 0, 0, 0), backlog(coordinator));
+  }
+
+  @Test
   void regionsAskingAgainDuringAWriteWaitOnceAndAreAnsweredOnce() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("asking-again", store, s -> s);

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
@@ -111,14 +113,40 @@ class RegionRegistrationTest {
     RegionRegistration registration = registration(false);
     registration.acknowledged(coordinatorA, 5);
     told.clear();
-    assertTrue(registration.refusedAt(4), "the first refusal at a term is logged");
-    assertFalse(registration.refusedAt(4));
+    RegisterAck ack = new RegisterAck(coordinatorB, 4);
+    assertTrue(registration.refusedAt(ack, 4), "the first refusal at a term is logged");
+    assertFalse(registration.refusedAt(ack, 4));
     assertEquals(List.of(), told, "an older coordinator is not looked for");
-    assertTrue(registration.refusedAt(7));
-    assertFalse(registration.refusedAt(7));
+    ShardHome home = new ShardHome("1", self, 7);
+    assertTrue(registration.refusedAt(home, 7));
+    assertFalse(registration.refusedAt(home, 7));
     assertEquals(List.of(new Told(proxy, new Register(self, Set.of("1", "2")))), told,
         "a newer coordinator is registered with through the proxy, once");
     assertSame(coordinatorA, registration.coordinator(), "nothing changes until the newer one acknowledges");
+  }
+
+  @Test
+  void homesAndHandOffsToldAheadOfTheTermAreToldAgainOnceThatTermsCoordinatorAcknowledges() {
+    RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorA, 5);
+    ShardHome older = new ShardHome("1", self, 4);
+    ShardHome early = new ShardHome("2", self, 6);
+    BeginHandOff handOff = new BeginHandOff("3", self, Set.of(self), 1, 6);
+    ShardHome later = new ShardHome("4", self, 8);
+    for (ShardingProtocol message : List.of(older, early, handOff, later)) {
+      registration.refusedAt(message, ((message instanceof ShardHome h) ? h.term() : 6));
+    }
+    told.clear();
+
+    registration.acknowledged(coordinatorB, 6);
+    assertEquals(List.of(new Told(coordinatorB, new Register(self, Set.of("1", "2"))), new Told(self, early),
+        new Told(self, handOff)), told, "what term 6 told early is told again, in order; term 4's is not");
+    assertTrue(registration.actsOn(6));
+
+    told.clear();
+    registration.acknowledged(coordinatorA, 9);
+    assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told,
+        "a term no coordinator acknowledged at (8) is never acted on");
   }
 
   @Test

@@ -6,7 +6,8 @@
  * {@link dev.shardkit.sharding.testkit.EntityProbe}), traffic that comes in full-speed waves
  * ({@link dev.shardkit.sharding.testkit.Bursts}), {@link dev.shardkit.sharding.testkit.Network} to cut
  * the link between two nodes of one JVM, {@link dev.shardkit.sharding.testkit.LogCapture} to wait for
- * log events, and the scenarios that every state store runs
+ * log events, {@link dev.shardkit.sharding.testkit.TestCertificateAuthority} to make key and trust
+ * stores for TLS between nodes at test time, and the scenarios that every state store runs
  * ({@link dev.shardkit.sharding.testkit.CoordinatorFailoverScenario},
  * {@link dev.shardkit.sharding.testkit.RememberEntitiesScenario}).
  */

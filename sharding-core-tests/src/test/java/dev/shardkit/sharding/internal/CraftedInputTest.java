@@ -151,10 +151,15 @@ class CraftedInputTest {
       assertTrue(report.failures().isEmpty(), report.failures().toString());
     }
 
+    // Traffic goes on past everything crafted above (a slow machine sends fewer rounds meanwhile),
+    // so the good messages checked below include some sent after it.
+    Map<String, Integer> sentWhenCraftedDone = traffic.roundsSoFar();
+    TestCluster.await(Duration.ofSeconds(20), () -> traffic.roundsSoFar().entrySet().stream()
+        .allMatch(e -> e.getValue() >= sentWhenCraftedDone.get(e.getKey()) + 5),
+        "traffic goes on after the crafted input");
     Map<String, Integer> sent = traffic.stop();
     Ledger.Report report = ledger.awaitAndCheck(good, sent, Duration.ofSeconds(20));
     assertTrue(report.clean(), "every good message arrives once, in order: " + report);
-    assertTrue(sent.values().stream().allMatch(n -> n >= 10), "traffic ran throughout: " + sent);
     assertEquals(droppedBefore + 5, dropped(node0, GUARDED), "only the crafted messages were dropped");
     assertEquals(0, ledger.received("crafted-20", "crafted"));
   }

@@ -94,7 +94,7 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
     return new EventAdapter<Object, StoredEvent>() {
       @Override
       public StoredEvent toJournal(Object e) {
-        return e == CoordinatorTakeOver.INSTANCE ? new StoredEvent(StoredEvent.Kind.TAKEN_OVER, null, null)
+        return e instanceof CoordinatorTakeOver t ? StoredEvent.takenOver(t.node())
             : events.toJournal((CoordinatorEvent) e);
       }
 
@@ -105,26 +105,27 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
 
       @Override
       public EventSeq<Object> fromJournal(StoredEvent p, String manifest) {
-        return EventSeq.single(p.kind() == StoredEvent.Kind.TAKEN_OVER ? CoordinatorTakeOver.INSTANCE
+        return EventSeq.single(p.kind() == StoredEvent.Kind.TAKEN_OVER ? new CoordinatorTakeOver(p.node())
             : form.fromStored(p));
       }
     };
   }
 
-  /** Snapshots hold the state as {@link StoredForm} stores it, and the term. */
+  /** Snapshots hold the state as {@link StoredForm} stores it, the term, and the node that took over at it. */
   @Override
   public SnapshotAdapter<TermedCoordinatorState> snapshotAdapter() {
     SnapshotAdapter<CoordinatorState> states = form.snapshotAdapter();
     return new SnapshotAdapter<>() {
       @Override
       public Object toJournal(TermedCoordinatorState termed) {
-        return ((StoredSnapshot) states.toJournal(termed.state())).withTerm(termed.term());
+        return ((StoredSnapshot) states.toJournal(termed.state())).withTerm(termed.term(), termed.node());
       }
 
       @Override
       public TermedCoordinatorState fromJournal(Object from) {
         long term = from instanceof StoredSnapshot s ? s.termOrZero() : 0;
-        return new TermedCoordinatorState(states.fromJournal(from), term);
+        String node = from instanceof StoredSnapshot s ? s.node() : null;
+        return new TermedCoordinatorState(states.fromJournal(from), term, node);
       }
     };
   }
@@ -143,7 +144,8 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
     // The sequence number the take-over is written at; a concurrent take-over that wrote it first
     // makes this write fail, and the load is tried again on a fresh journal.
     long term = lastSequenceNumber(context) + 1;
-    return Effect().persist(CoordinatorTakeOver.INSTANCE).thenRun(after -> t.replyTo().tell(
+    CoordinatorTakeOver takeOver = new CoordinatorTakeOver(context.getSystem().address().toString());
+    return Effect().persist(takeOver).thenRun(after -> t.replyTo().tell(
         JournalAnswer.of(t.id(), new LoadedCoordinatorState(term, after.state()))));
   }
 
@@ -194,7 +196,8 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
   @Override
   public EventHandler<TermedCoordinatorState, Object> eventHandler() {
     return newEventHandlerBuilder().forAnyState()
-        .onEvent(CoordinatorTakeOver.class, (termed, takeOver) -> termed.takenOver(lastSequenceNumber(context)))
+        .onEvent(CoordinatorTakeOver.class, (termed, takeOver) -> termed.takenOver(lastSequenceNumber(context),
+            takeOver.node()))
         .onEvent(CoordinatorEvent.class, (termed, event) -> termed.with(onEvent(termed.state(), event)))
         .build();
   }

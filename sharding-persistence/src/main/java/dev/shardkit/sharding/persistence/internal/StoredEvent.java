@@ -8,11 +8,13 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * A coordinator event as it is stored: flat and free of actor references, so the stored form does
  * not depend on how the in-memory events are shaped. {@code ref} is a region or proxy in
  * {@code ActorRefResolver} serialization format; {@code ref} and {@code shardId} are null where
- * the kind has none.
+ * the kind has none. {@code node} is the address of the node whose coordinator took over, on a
+ * {@link Kind#TAKEN_OVER} only (appended in schema version 2 without raising it, as readers ignore
+ * fields they do not know; null in a take-over written before, and on every other kind).
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record StoredEvent(Kind kind, String ref, String shardId) implements StoredRecord {
+public record StoredEvent(Kind kind, String ref, String shardId, String node) implements StoredRecord {
 
   /**
    * One per kind of {@code CoordinatorEvent}, and {@link #TAKEN_OVER}. Never rename a constant:
@@ -34,4 +36,18 @@ public record StoredEvent(Kind kind, String ref, String shardId) implements Stor
 
   @JsonCreator
   public StoredEvent {}
+
+  /** An event without a node: every kind but {@link Kind#TAKEN_OVER}. */
+  public StoredEvent(Kind kind, String ref, String shardId) {
+    this(kind, ref, shardId, null);
+  }
+
+  /**
+   * The take-over of the coordinator on {@code node}.
+   *
+   * @param node the taking node's address, e.g. {@code pekko://Cluster@10.0.0.1:25520}
+   */
+  public static StoredEvent takenOver(String node) {
+    return new StoredEvent(Kind.TAKEN_OVER, null, null, node);
+  }
 }

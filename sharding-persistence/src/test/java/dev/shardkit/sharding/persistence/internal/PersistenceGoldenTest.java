@@ -67,7 +67,8 @@ class PersistenceGoldenTest {
         } else if (read instanceof StoredSnapshot snapshot) {
           CoordinatorState state = form.fromStored(snapshot);
           StoredSnapshot again = form.toStored(state);
-          assertEquals(snapshot, snapshot.term() == null ? again : again.withTerm(snapshot.term()), where);
+          assertEquals(snapshot, snapshot.term() == null ? again : again.withTerm(snapshot.term(), snapshot.node()),
+              where);
         }
       }
     }

@@ -34,7 +34,9 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * seen is refused with {@link CoordinatorStateSupersededException}: that coordinator was deposed,
  * and what it holds is stale. A deposed coordinator's journal that has not seen the take-over
  * writes at a sequence number its successor's take-over already holds, which the journal refuses;
- * the fresh journal that replaces it (see below) replays the take-over and refuses the write.
+ * the fresh journal that replaces it (see below) replays the take-over and refuses the write. The
+ * take-over names the node that took over, and snapshots keep it beside the term, so that
+ * {@code RemoveShardingData} can name the node of the last write after the event is deleted.
  *
  * <p>It stops at the first journal failure (a write or recovery that failed), without retrying:
  * {@link JournalStoreActor} fails the waiting requests with the cause and starts a new one on the

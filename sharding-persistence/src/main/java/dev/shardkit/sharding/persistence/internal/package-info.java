@@ -24,6 +24,9 @@
  * after a journal failure; {@link dev.shardkit.sharding.persistence.internal.SchemaCreation}
  * creates the JDBC tables. For the {@code RemoveShardingData} tool:
  * {@link dev.shardkit.sharding.persistence.internal.ShardingDataKind} (which persistence ids hold
- * which data) and {@link dev.shardkit.sharding.persistence.internal.PersistenceIdRemover}.
+ * which data), {@link dev.shardkit.sharding.persistence.internal.PersistenceIdRemover}, and
+ * {@link dev.shardkit.sharding.persistence.internal.CoordinatorWriteQuery}, which reads a
+ * coordinator's {@link dev.shardkit.sharding.persistence.internal.LastCoordinatorWrite} (when, and
+ * by which node) so that the tool refuses a cluster that may be running.
  */
 package dev.shardkit.sharding.persistence.internal;

@@ -38,6 +38,11 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * take-over names the node that took over, and snapshots keep it beside the term, so that
  * {@code RemoveShardingData} can name the node of the last write after the event is deleted.
  *
+ * <p><b>Keep-alives.</b> A {@link KeepAlive} writes a {@link CoordinatorKeepAlive} at its
+ * coordinator's term, refused like any write of a deposed coordinator. Replay skips it for the
+ * state; it counts towards {@code snapshot-after} like every event, so the events behind snapshots
+ * are deleted and an idle coordinator's journal does not grow.
+ *
  * <p>It stops at the first journal failure (a write or recovery that failed), without retrying:
  * {@link JournalStoreActor} fails the waiting requests with the cause and starts a new one on the
  * next request, which the coordinator sends with its own backoff ({@link JournalFailures}).
@@ -56,6 +61,13 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
    * {@link LoadedCoordinatorState} whose term is that event's sequence number.
    */
   record TakeOver(long id, ActorRef<JournalAnswer> replyTo) implements Command {}
+
+  /**
+   * Writes a {@link CoordinatorKeepAlive} for the coordinator of {@code term}; answered with
+   * {@link Done}, or failed with {@link CoordinatorStateSupersededException} once another
+   * coordinator took over.
+   */
+  record KeepAlive(long id, long term, ActorRef<JournalAnswer> replyTo) implements Command {}
 
   /**
    * Asks to store {@code events} in one atomic write for the coordinator of {@code term}, after
@@ -89,14 +101,20 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
     return TermedCoordinatorState.EMPTY;
   }
 
-  /** Coordinator events as {@link StoredForm} stores them, and take-overs as {@link StoredEvent.Kind#TAKEN_OVER}. */
+  /**
+   * Coordinator events as {@link StoredForm} stores them, take-overs as
+   * {@link StoredEvent.Kind#TAKEN_OVER} and keep-alives as {@link StoredEvent.Kind#KEPT_ALIVE}.
+   */
   @Override
   public EventAdapter<Object, ?> eventAdapter() {
     EventAdapter<CoordinatorEvent, StoredEvent> events = form.eventAdapter();
     return new EventAdapter<Object, StoredEvent>() {
       @Override
       public StoredEvent toJournal(Object e) {
-        return e instanceof CoordinatorTakeOver t ? StoredEvent.takenOver(t.node())
+        if (e instanceof CoordinatorTakeOver t) {
+          return StoredEvent.takenOver(t.node());
+        }
+        return e instanceof CoordinatorKeepAlive k ? StoredEvent.keptAlive(k.node())
             : events.toJournal((CoordinatorEvent) e);
       }
 
@@ -107,7 +125,10 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
 
       @Override
       public EventSeq<Object> fromJournal(StoredEvent p, String manifest) {
-        return EventSeq.single(p.kind() == StoredEvent.Kind.TAKEN_OVER ? new CoordinatorTakeOver(p.node())
+        if (p.kind() == StoredEvent.Kind.TAKEN_OVER) {
+          return EventSeq.single(new CoordinatorTakeOver(p.node()));
+        }
+        return EventSeq.single(p.kind() == StoredEvent.Kind.KEPT_ALIVE ? new CoordinatorKeepAlive(p.node())
             : form.fromStored(p));
       }
     };
@@ -138,6 +159,7 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
         .onCommand(GetState.class, (termed, get) -> Effect().none()
             .thenRun(s -> get.replyTo().tell(JournalAnswer.of(get.id(), s.state()))))
         .onCommand(TakeOver.class, this::onTakeOver)
+        .onCommand(KeepAlive.class, this::onKeepAlive)
         .onCommand(Persist.class, this::onPersist)
         .build();
   }
@@ -151,6 +173,23 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
         JournalAnswer.of(t.id(), new LoadedCoordinatorState(term, after.state()))));
   }
 
+  private Effect<Object, TermedCoordinatorState> onKeepAlive(TermedCoordinatorState termed, KeepAlive k) {
+    if (termed.term() > k.term()) {
+      return refused(superseded(termed, "a keep-alive", k.term()), k.id(), k.replyTo());
+    }
+    return Effect().persist(new CoordinatorKeepAlive(context.getSystem().address().toString()))
+        .thenRun(after -> k.replyTo().tell(JournalAnswer.of(k.id(), Done.getInstance())));
+  }
+
+  private CoordinatorStateSupersededException superseded(TermedCoordinatorState termed, String what, long term) {
+    return new CoordinatorStateSupersededException("Not storing " + what + " for entity type [" + typeName
+        + "]: a coordinator took over at term " + termed.term() + " after the one at term " + term + " that asks");
+  }
+
+  private Effect<Object, TermedCoordinatorState> refused(Throwable why, long id, ActorRef<JournalAnswer> replyTo) {
+    return Effect().none().thenRun(after -> replyTo.tell(JournalAnswer.failed(id, why)));
+  }
+
   /**
    * Writes the events that follow the stored state. A leading run of events the state already
    * holds is an earlier write whose confirmation was lost, retried together with what was decided
@@ -158,10 +197,7 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
    */
   private Effect<Object, TermedCoordinatorState> onPersist(TermedCoordinatorState termed, Persist p) {
     if (termed.term() > p.term()) {
-      CoordinatorStateSupersededException superseded = new CoordinatorStateSupersededException("Not storing "
-          + p.events() + " for entity type [" + typeName + "]: a coordinator took over at term " + termed.term()
-          + " after the one at term " + p.term() + " that asks");
-      return Effect().none().thenRun(after -> p.replyTo().tell(JournalAnswer.failed(p.id(), superseded)));
+      return refused(superseded(termed, p.events().toString(), p.term()), p.id(), p.replyTo());
     }
     CoordinatorState state = termed.state();
     CoordinatorState s = state;
@@ -192,7 +228,7 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
     String why = conflict != null ? conflict : "the stored state is not the one it follows";
     IllegalStateException refused = new IllegalStateException("Not storing " + p.events() + " for entity type ["
         + typeName + "]: it does not follow the stored state " + state + " (" + why + ")");
-    return Effect().none().thenRun(after -> p.replyTo().tell(JournalAnswer.failed(p.id(), refused)));
+    return refused(refused, p.id(), p.replyTo());
   }
 
   @Override
@@ -200,6 +236,8 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
     return newEventHandlerBuilder().forAnyState()
         .onEvent(CoordinatorTakeOver.class, (termed, takeOver) -> termed.takenOver(lastSequenceNumber(context),
             takeOver.node()))
+        // Changes nothing: that coordinator's take-over already gave the term and node.
+        .onEvent(CoordinatorKeepAlive.class, (termed, keepAlive) -> termed)
         .onEvent(CoordinatorEvent.class, (termed, event) -> termed.with(onEvent(termed.state(), event)))
         .build();
   }

@@ -17,8 +17,9 @@ import java.util.Optional;
  *     empty if the journal keeps no write time
  * @param node the address of the node whose coordinator took over last at or before it (every
  *     later write of an earlier coordinator is refused, so that node wrote it), from that
- *     take-over's event or, once the event is deleted behind a snapshot, from the latest snapshot;
- *     empty if neither names it (written by a shardkit that stored no node)
+ *     take-over's event or a later keep-alive of its coordinator or, once those are deleted
+ *     behind a snapshot, from the latest snapshot; empty if none names it (written by a shardkit
+ *     that stored no node)
  */
 public record LastCoordinatorWrite(long sequenceNr, Optional<Instant> writtenAt, Optional<String> node) {
 
@@ -31,9 +32,9 @@ public record LastCoordinatorWrite(long sequenceNr, Optional<Instant> writtenAt,
   public record Written(long sequenceNr, long timestamp, Object event) {}
 
   /**
-   * The last of {@code events}, with the node of the last take-over among them, else the node the
-   * latest snapshot names (the snapshot follows the take-overs before it, so with none left among
-   * the events its node is the last one's).
+   * The last of {@code events}, with the node of the last take-over or keep-alive among them, else
+   * the node the latest snapshot names (the snapshot follows the take-overs before it, so with
+   * none left among the events its node is the last one's).
    *
    * @param events a coordinator's events in sequence-number order
    * @param snapshotNode the node of the latest snapshot, empty if there is none or it names none
@@ -48,6 +49,8 @@ public record LastCoordinatorWrite(long sequenceNr, Optional<Instant> writtenAt,
     for (Written w : events) {
       if (w.event() instanceof StoredEvent e && e.kind() == StoredEvent.Kind.TAKEN_OVER) {
         node = Optional.ofNullable(e.node());
+      } else if (w.event() instanceof StoredEvent e && e.kind() == StoredEvent.Kind.KEPT_ALIVE && e.node() != null) {
+        node = Optional.of(e.node());
       }
     }
     Optional<Instant> at = last.timestamp() > 0 ? Optional.of(Instant.ofEpochMilli(last.timestamp()))

@@ -9,8 +9,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * not depend on how the in-memory events are shaped. {@code ref} is a region or proxy in
  * {@code ActorRefResolver} serialization format; {@code ref} and {@code shardId} are null where
  * the kind has none. {@code node} is the address of the node whose coordinator took over, on a
- * {@link Kind#TAKEN_OVER} only (appended in schema version 2 without raising it, as readers ignore
- * fields they do not know; null in a take-over written before, and on every other kind).
+ * {@link Kind#TAKEN_OVER}, or is alive, on a {@link Kind#KEPT_ALIVE} (appended in schema version 2
+ * without raising it, as readers ignore fields they do not know; null in a take-over written
+ * before, and on every other kind).
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -31,13 +32,19 @@ public record StoredEvent(Kind kind, String ref, String shardId, String node) im
      * A coordinator loaded and took over (no {@code ref}, no {@code shardId}); its sequence number
      * is that coordinator's term. Since schema version 2.
      */
-    TAKEN_OVER
+    TAKEN_OVER,
+    /**
+     * A loaded coordinator that had written nothing for {@code keep-alive-interval} is still
+     * running (no {@code ref}, no {@code shardId}; {@code node} names it). Since schema version 2:
+     * added while version 2 was unreleased, so no version was stored without it.
+     */
+    KEPT_ALIVE
   }
 
   @JsonCreator
   public StoredEvent {}
 
-  /** An event without a node: every kind but {@link Kind#TAKEN_OVER}. */
+  /** An event without a node: every kind but {@link Kind#TAKEN_OVER} and {@link Kind#KEPT_ALIVE}. */
   public StoredEvent(Kind kind, String ref, String shardId) {
     this(kind, ref, shardId, null);
   }
@@ -49,5 +56,14 @@ public record StoredEvent(Kind kind, String ref, String shardId, String node) im
    */
   public static StoredEvent takenOver(String node) {
     return new StoredEvent(Kind.TAKEN_OVER, null, null, node);
+  }
+
+  /**
+   * The keep-alive of the coordinator on {@code node}.
+   *
+   * @param node the live node's address, e.g. {@code pekko://Cluster@10.0.0.1:25520}
+   */
+  public static StoredEvent keptAlive(String node) {
+    return new StoredEvent(Kind.KEPT_ALIVE, null, null, node);
   }
 }

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What {@code RemoveShardingData} reads from a coordinator's events: the last one's write time,
- * the node of the last take-over before it, and whether the coordinator has been quiet long
+ * the node of the last take-over or keep-alive before it, and whether the coordinator has been quiet long
  * enough; an unknown or future time never counts as quiet.
  */
 class LastCoordinatorWriteTest {
@@ -42,6 +42,19 @@ class LastCoordinatorWriteTest {
     assertTrue(described.contains("at 2026-11-24T06:00:09Z (10.0 s ago)"), described);
     assertTrue(described.contains("by node " + B), described);
     assertTrue(described.contains("event #4"), described);
+  }
+
+  @Test
+  void anIdleCoordinatorsLastWriteIsItsKeepAliveNamingItsNodeAfterItsTakeOverIsDeleted() {
+    // Behind a snapshot of an earlier coordinator's node (B), only A's keep-alives are left.
+    Optional<LastCoordinatorWrite> last = LastCoordinatorWrite.of(List.of(
+        at(1001, T, StoredEvent.keptAlive(A)), at(1002, T.plusSeconds(15), StoredEvent.keptAlive(A))),
+        Optional.of(B));
+    assertEquals(Optional.of(new LastCoordinatorWrite(1002, Optional.of(T.plusSeconds(15)), Optional.of(A))), last);
+    // After a take-over, the keep-alives are the new coordinator's.
+    LastCoordinatorWrite afterTakeOver = LastCoordinatorWrite.of(List.of(at(1, T, StoredEvent.keptAlive(A)),
+        at(2, T, StoredEvent.takenOver(B)), at(3, T, StoredEvent.keptAlive(B))), NONE).orElseThrow();
+    assertEquals(Optional.of(B), afterTakeOver.node());
   }
 
   @Test

@@ -52,6 +52,7 @@ public final class PersistenceGolden {
         new Sample("event-shard-home-deallocated.json", new StoredEvent(Kind.SHARD_HOME_DEALLOCATED, null, "17")),
         new Sample("event-taken-over.json", new StoredEvent(Kind.TAKEN_OVER, null, null)),
         new Sample("event-taken-over-node.json", StoredEvent.takenOver(NODE)),
+        new Sample("event-kept-alive.json", StoredEvent.keptAlive(NODE)),
         new Sample("snapshot.json", new StoredSnapshot(
             List.of(new StoredSnapshot.Region(R2, List.of("3", "1", "ünï-17")), new StoredSnapshot.Region(R1, List.of())),
             List.of(P1, P2))),

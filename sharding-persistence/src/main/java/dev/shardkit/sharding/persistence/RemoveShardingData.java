@@ -52,9 +52,10 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
  * {@code shardkit.sharding.persistence.remove-sharding-data.quiet-period}, 60 s by default), or
  * its time is unknown or ahead of this machine's clock, it prints those writes, deletes nothing
  * and exits with {@link #EXIT_LIVE}; {@code --even-if-live} (only with {@code --force}) deletes
- * anyway, after printing them. A coordinator that runs but has had nothing to write for the
- * quiet period is not noticed: the check guards against a mistake, it does not replace stopping
- * the cluster.
+ * anyway, after printing them. A running coordinator writes at least every 1.5 x
+ * {@code shardkit.sharding.persistence.keep-alive-interval}, with a keep-alive when it has nothing
+ * else to write, so the quiet period must be more than twice that interval: a shorter one is
+ * refused with {@link #EXIT_NOT_RUN}, naming both settings.
  */
 public final class RemoveShardingData {
   /** Everything was deleted (or there was nothing). */
@@ -64,7 +65,10 @@ public final class RemoveShardingData {
    * says why. Nothing is deleted if the last coordinator writes could not be read.
    */
   public static final int EXIT_FAILED = 1;
-  /** Wrong arguments, or no {@code --force}: nothing was touched. */
+  /**
+   * Wrong arguments or settings (a quiet period not above twice the keep-alive interval, for
+   * one), or no {@code --force}: nothing was touched.
+   */
   public static final int EXIT_NOT_RUN = 2;
   /**
    * A named type's coordinator wrote within the quiet period (or when is unknown): the cluster
@@ -75,6 +79,7 @@ public final class RemoveShardingData {
   /** The config key of the default quiet period. */
   public static final String QUIET_PERIOD_KEY = PersistenceStoreSettings.PATH + ".remove-sharding-data.quiet-period";
 
+  private static final String KEEP_ALIVE_KEY = PersistenceStoreSettings.PATH + ".keep-alive-interval";
   private static final String CLASS = RemoveShardingData.class.getName();
   private static final String FORCE = "--force";
   private static final String EVEN_IF_LIVE = "--even-if-live";
@@ -136,6 +141,7 @@ public final class RemoveShardingData {
       settings = PersistenceStoreSettings.fromConfig(config);
       settings.requireReadJournalOfJournal(config);
       quietPeriod = quietPeriod(quietPeriodArg, config);
+      requireAboveKeepAlives(quietPeriod, quietPeriodArg, settings);
     } catch (IllegalArgumentException e) {
       out.println("Cannot run: " + e.getMessage());
       return EXIT_NOT_RUN;
@@ -165,6 +171,23 @@ public final class RemoveShardingData {
       throw new IllegalArgumentException(where + " must be positive, was " + period);
     }
     return period;
+  }
+
+  /**
+   * A running coordinator writes at least every 1.5 keep-alive intervals plus a write's time, so
+   * only a quiet period of more than two shows it stopped.
+   *
+   * @throws IllegalArgumentException naming both settings, if {@code quietPeriod} is not above
+   *     twice {@code keep-alive-interval}
+   */
+  static void requireAboveKeepAlives(Duration quietPeriod, String arg, PersistenceStoreSettings settings) {
+    Duration keepAlive = settings.keepAliveInterval();
+    if (quietPeriod.compareTo(keepAlive.multipliedBy(2)) <= 0) {
+      String given = arg != null ? QUIET_PERIOD + arg : QUIET_PERIOD_KEY + " = " + seconds(quietPeriod);
+      throw new IllegalArgumentException("the quiet period (" + given + ") must be more than twice " + KEEP_ALIVE_KEY
+          + " (" + seconds(keepAlive) + "): a running coordinator with nothing to write writes a keep-alive only "
+          + "every 1.5 x keep-alive-interval or so, and a shorter quiet period could take it for stopped");
+    }
   }
 
   private static void usage(PrintStream out) {
@@ -211,8 +234,9 @@ public final class RemoveShardingData {
         + "incompatible");
     out.println("version.");
     out.println("With " + FORCE + " it first refuses if a named type's coordinator wrote within the last "
-        + seconds(quietPeriod) + " (the quiet period),");
-    out.println("but a running coordinator that had nothing to write is not noticed.");
+        + seconds(quietPeriod) + " (the quiet period):");
+    out.println("a running coordinator with nothing else to write writes a keep-alive once it was quiet for "
+        + seconds(settings.keepAliveInterval()) + " (" + KEEP_ALIVE_KEY + ").");
     out.println();
     out.println("Nothing was deleted. To delete, stop the whole cluster and run again with " + FORCE + ":");
     out.println("  java -cp <the application's classpath> " + CLASS + " " + FORCE + " " + String.join(" ", types));

@@ -73,6 +73,11 @@ class RemoveShardingDataTest {
    * after the systems that wrote have stopped.
    */
   static final Duration QUIET = Duration.ofSeconds(2);
+  /**
+   * Lowered from 15 s with the quiet period, which must be more than twice it: a running
+   * coordinator then writes a keep-alive well within the quiet period.
+   */
+  static final String KEEP_ALIVES = "shardkit.sharding.persistence.keep-alive-interval = 500ms\n";
   static EmbeddedPostgresServer postgres;
   static Config config;
 
@@ -80,7 +85,8 @@ class RemoveShardingDataTest {
   static void start() throws Exception {
     postgres = EmbeddedPostgresServer.start();
     config = StoreTestSupport.config(SNAPSHOTS + postgres.storeConfig()
-        + "shardkit.sharding.persistence.remove-sharding-data.quiet-period = " + QUIET.toMillis() + "ms\n");
+        + "shardkit.sharding.persistence.remove-sharding-data.quiet-period = " + QUIET.toMillis() + "ms\n"
+        + KEEP_ALIVES);
     ActorSystem<Void> cluster = StoreTestSupport.system("BeforeTheTool", SNAPSHOTS + postgres.storeConfig());
     try {
       for (String type : List.of("Alpha", "Beta")) {
@@ -238,6 +244,17 @@ class RemoveShardingDataTest {
     assertEquals(RemoveShardingData.EXIT_NOT_RUN, badSetting.exitCode());
     assertTrue(badSetting.output().contains("Cannot run: " + RemoveShardingData.QUIET_PERIOD_KEY
         + " must be positive"), badSetting.output());
+    // An idle running coordinator writes only a keep-alive every 1.5 intervals or so.
+    Run belowKeepAlives = run("--force", "--quiet-period=1s", "Beta");
+    assertEquals(RemoveShardingData.EXIT_NOT_RUN, belowKeepAlives.exitCode(), belowKeepAlives.output());
+    assertTrue(belowKeepAlives.output().contains("Cannot run: the quiet period (--quiet-period=1s) must be more than "
+        + "twice shardkit.sharding.persistence.keep-alive-interval (0.5 s)"), belowKeepAlives.output());
+    Run settingBelowKeepAlives = run(ConfigFactory.parseString("shardkit.sharding.persistence.keep-alive-interval = 1s")
+        .withFallback(config), "--force", "Beta");
+    assertEquals(RemoveShardingData.EXIT_NOT_RUN, settingBelowKeepAlives.exitCode(), settingBelowKeepAlives.output());
+    assertTrue(settingBelowKeepAlives.output().contains("Cannot run: the quiet period ("
+        + RemoveShardingData.QUIET_PERIOD_KEY + " = 2 s) must be more than twice "
+        + "shardkit.sharding.persistence.keep-alive-interval (1 s)"), settingBelowKeepAlives.output());
     assertEquals(7, load("Beta").shards().size(), "nothing was deleted");
     assertEquals(REMEMBERED, loadEntities("Beta", "1"), "nothing was deleted");
   }
@@ -326,23 +343,31 @@ class RemoveShardingDataTest {
     return max == null ? 0 : Long.parseLong(max);
   }
 
+  /**
+   * One node with the persistence store running {@code type}: a snapshot after every event, and
+   * events behind the latest deleted, so the take-over event is soon gone; homes only for the
+   * shards used, so that the coordinator writes only when told to (and its keep-alives).
+   */
+  static ActorSystem<Void> startOneNode(TestCluster cluster, String extraConfig, EntityTypeKey<Command> type) {
+    cluster.add(postgres.storeConfig() + extraConfig + """
+        shardkit.sharding.state-store-mode = persistence
+        shardkit.sharding.rebalance-interval = 1h
+        shardkit.sharding.persistence { snapshot-after = 1, keep-nr-of-batches = 1 }
+        """);
+    cluster.awaitUp(1);
+    ActorSystem<Void> node = cluster.system(0);
+    ClusterSharding.get(node).start(Entity.of(type, Recorder::create)
+        .withSettings(ShardingSettings.create(node).withPlaceAllShardsAtStart(false)));
+    return node;
+  }
+
   @Test
   void aRunningClusterIsRefusedWithItsLastWriteAndEvenIfLiveDeletesSayingWhatItOverrode() throws Exception {
     Recorder.reset();
     Instant before = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     try (TestCluster cluster = new TestCluster("LiveCluster")) {
-      // A snapshot after every event, and events behind the latest deleted: the take-over event is
-      // soon gone, and the node comes from the snapshot. Homes only for the shards used, so that
-      // the coordinator writes only when told to.
-      cluster.add(postgres.storeConfig() + """
-          shardkit.sharding.state-store-mode = persistence
-          shardkit.sharding.rebalance-interval = 1h
-          shardkit.sharding.persistence { snapshot-after = 1, keep-nr-of-batches = 1 }
-          """);
-      cluster.awaitUp(1);
-      ActorSystem<Void> node = cluster.system(0);
-      ClusterSharding.get(node).start(Entity.of(LIVE, Recorder::create)
-          .withSettings(ShardingSettings.create(node).withPlaceAllShardsAtStart(false)));
+      // The take-over event is soon gone, and the node comes from the snapshot.
+      ActorSystem<Void> node = startOneNode(cluster, "", LIVE);
       ClusterSharding.get(node).entityRefFor(LIVE, "a").tell(new Msg("n1", 1));
       Recorder.awaitReceived(node, LIVE, "a", 1);
       String id = coordinator(LIVE.name());
@@ -381,6 +406,34 @@ class RemoveShardingDataTest {
           + "[shardkit-coordinator-Live]: deleted events"), overridden.output());
       assertTrue(overridden.output().contains("Done."), overridden.output());
       assertEquals(0, rows(coordinator(LIVE.name())), "deleted although the cluster runs");
+    }
+  }
+
+  static final EntityTypeKey<Command> IDLE = EntityTypeKey.create(Command.class, "Idle");
+
+  /**
+   * A running cluster whose coordinator has nothing to decide (no traffic, no shard to place)
+   * still writes keep-alives, so past the quiet period the tool still refuses, naming the node.
+   */
+  @Test
+  void anIdleRunningClusterIsStillRefusedAfterTheQuietPeriod() throws Exception {
+    try (TestCluster cluster = new TestCluster("IdleCluster")) {
+      // Keep-alives do not grow the journal (snapshots delete them), and the node comes from them.
+      ActorSystem<Void> node = startOneNode(cluster, KEEP_ALIVES, IDLE);
+      String id = coordinator(IDLE.name());
+      // The take-over and the region's registration: the coordinator is loaded, and has nothing
+      // more to write.
+      TestCluster.await(Duration.ofSeconds(30), () -> highestLiveEventSequenceNr(id) >= 2, "the coordinator loaded");
+      Thread.sleep(QUIET.plusMillis(500).toMillis());
+
+      Run refused = run("--force", IDLE.name());
+      assertEquals(RemoveShardingData.EXIT_LIVE, refused.exitCode(), refused.output());
+      assertTrue(refused.output().contains("by node " + node.address() + ";"), refused.output());
+      assertTrue(refused.output().contains("WITHIN THE QUIET PERIOD"), refused.output());
+      assertTrue(refused.output().contains("Refused: the coordinator of Idle wrote within the last 2 s"),
+          refused.output());
+      assertTrue(highestLiveEventSequenceNr(id) > 2, "nothing was deleted, and keep-alives were written");
+      assertTrue(postgres.lowestEventSequenceNr(id) > 1, "the events behind the snapshots are deleted");
     }
   }
 

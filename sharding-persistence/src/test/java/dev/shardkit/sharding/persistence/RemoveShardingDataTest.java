@@ -204,6 +204,8 @@ class RemoveShardingDataTest {
     assertTrue(r.output().contains("Run it only while the whole cluster is stopped"), r.output());
     assertTrue(r.output().contains("the next coordinator starts empty"), r.output());
     assertTrue(r.output().contains("remembered entities are forgotten too"), r.output());
+    assertTrue(r.output().contains("a running coordinator with nothing else to write writes a keep-alive once it was "
+        + "quiet for 0.5 s (shardkit.sharding.persistence.keep-alive-interval)"), r.output());
     assertTrue(r.output().contains("Nothing was deleted"), r.output());
     assertTrue(r.output().contains("--force Beta"), r.output());
     assertEquals(7, load("Beta").shards().size(), "the data is untouched");

@@ -1,18 +1,23 @@
 package dev.shardkit.sharding.persistence;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.persistence.internal.CoordinatorWriteQuery;
+import dev.shardkit.sharding.persistence.internal.LastCoordinatorWrite;
 import dev.shardkit.sharding.persistence.internal.PersistenceIdRemover;
 import dev.shardkit.sharding.persistence.internal.PersistenceStoreSettings;
 import dev.shardkit.sharding.persistence.internal.ShardingDataKind;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -29,7 +34,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
  *
  * <pre>
  * java -cp &lt;the application's classpath&gt; dev.shardkit.sharding.persistence.RemoveShardingData \
- *     --force &lt;entity type&gt; [&lt;entity type&gt; ...]
+ *     --force [--quiet-period=60s] [--even-if-live] &lt;entity type&gt; [&lt;entity type&gt; ...]
  * </pre>
  *
  * <p>It reads the application's config ({@code application.conf}, or {@code -Dconfig.file=...})
@@ -39,17 +44,46 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
  * {@code currentPersistenceIds} that starts with {@link ShardingPersistenceIds#entitiesPrefix}
  * (which no other type's ids start with). Without {@code --force} it only says what it would
  * delete and why that is dangerous, and deletes nothing. Deleting is safe to repeat.
+ *
+ * <p><b>A running cluster is refused.</b> Before deleting anything, it reads each named type's
+ * last coordinator write ({@link LastCoordinatorWrite}): its time (the journal's write time; with
+ * pekko-persistence-jdbc the writing node's clock) and the node that wrote it. If any was written
+ * within the quiet period ({@code --quiet-period}, else
+ * {@code shardkit.sharding.persistence.remove-sharding-data.quiet-period}, 60 s by default), or
+ * its time is unknown or ahead of this machine's clock, it prints those writes, deletes nothing
+ * and exits with {@link #EXIT_LIVE}; {@code --even-if-live} (only with {@code --force}) deletes
+ * anyway, after printing them. A running coordinator writes at least every 1.5 x
+ * {@code shardkit.sharding.persistence.keep-alive-interval}, with a keep-alive when it has nothing
+ * else to write, so the quiet period must be more than twice that interval: a shorter one is
+ * refused with {@link #EXIT_NOT_RUN}, naming both settings.
  */
 public final class RemoveShardingData {
   /** Everything was deleted (or there was nothing). */
   public static final int EXIT_OK = 0;
-  /** Some data could not be deleted (the database is unreachable, for one); the output says why. */
+  /**
+   * Some data could not be read or deleted (the database is unreachable, for one); the output
+   * says why. Nothing is deleted if the last coordinator writes could not be read.
+   */
   public static final int EXIT_FAILED = 1;
-  /** Wrong arguments, or no {@code --force}: nothing was touched. */
+  /**
+   * Wrong arguments or settings (a quiet period not above twice the keep-alive interval, for
+   * one), or no {@code --force}: nothing was touched.
+   */
   public static final int EXIT_NOT_RUN = 2;
+  /**
+   * A named type's coordinator wrote within the quiet period (or when is unknown): the cluster
+   * may be running, and nothing was deleted. The output names each such write's time and node.
+   */
+  public static final int EXIT_LIVE = 3;
 
+  /** The config key of the default quiet period. */
+  public static final String QUIET_PERIOD_KEY = PersistenceStoreSettings.PATH + ".remove-sharding-data.quiet-period";
+
+  private static final String KEEP_ALIVE_KEY = PersistenceStoreSettings.PATH + ".keep-alive-interval";
   private static final String CLASS = RemoveShardingData.class.getName();
   private static final String FORCE = "--force";
+  private static final String EVEN_IF_LIVE = "--even-if-live";
+  private static final String QUIET_PERIOD = "--quiet-period=";
 
   private RemoveShardingData() {}
 
@@ -58,18 +92,25 @@ public final class RemoveShardingData {
   }
 
   /**
-   * The tool without {@link System#exit}: parses {@code args}, deletes with {@code --force}, and
-   * prints what it did to {@code out}.
+   * The tool without {@link System#exit}: parses {@code args}, deletes with {@code --force} unless
+   * a coordinator wrote within the quiet period (then only with {@code --even-if-live} too), and
+   * prints what it found and did to {@code out}.
    *
-   * @param config the application's config (the journal and snapshot plugins)
-   * @return {@link #EXIT_OK}, {@link #EXIT_FAILED} or {@link #EXIT_NOT_RUN}
+   * @param config the application's config (the journal and snapshot plugins, the quiet period)
+   * @return {@link #EXIT_OK}, {@link #EXIT_FAILED}, {@link #EXIT_NOT_RUN} or {@link #EXIT_LIVE}
    */
   public static int run(List<String> args, Config config, PrintStream out) {
     boolean force = false;
+    boolean evenIfLive = false;
+    String quietPeriodArg = null;
     Set<String> types = new LinkedHashSet<>();
     for (String arg : args) {
       if (arg.equals(FORCE)) {
         force = true;
+      } else if (arg.equals(EVEN_IF_LIVE)) {
+        evenIfLive = true;
+      } else if (arg.startsWith(QUIET_PERIOD)) {
+        quietPeriodArg = arg.substring(QUIET_PERIOD.length());
       } else if (arg.startsWith("-")) {
         out.println("Unknown option " + arg + ".");
         usage(out);
@@ -88,24 +129,70 @@ public final class RemoveShardingData {
       usage(out);
       return EXIT_NOT_RUN;
     }
+    if (evenIfLive && !force) {
+      out.println(EVEN_IF_LIVE + " only goes with " + FORCE + ": it deletes even the data of a cluster that may be "
+          + "running.");
+      usage(out);
+      return EXIT_NOT_RUN;
+    }
     PersistenceStoreSettings settings;
+    Duration quietPeriod;
     try {
       settings = PersistenceStoreSettings.fromConfig(config);
       settings.requireReadJournalOfJournal(config);
+      quietPeriod = quietPeriod(quietPeriodArg, config);
+      requireAboveKeepAlives(quietPeriod, quietPeriodArg, settings);
     } catch (IllegalArgumentException e) {
       out.println("Cannot run: " + e.getMessage());
       return EXIT_NOT_RUN;
     }
     if (!force) {
-      warn(types, settings, out);
+      warn(types, settings, quietPeriod, out);
       return EXIT_NOT_RUN;
     }
-    return delete(types, settings, config, out);
+    return checkAndDelete(types, settings, quietPeriod, evenIfLive, config, out);
+  }
+
+  /**
+   * The {@code --quiet-period=} value if given, else the config's.
+   *
+   * @throws IllegalArgumentException naming the option or key, if it is not a positive duration
+   */
+  static Duration quietPeriod(String arg, Config config) {
+    String where = arg != null ? QUIET_PERIOD + arg : QUIET_PERIOD_KEY;
+    Duration period;
+    try {
+      period = arg != null ? ConfigFactory.parseMap(Map.of("d", arg)).getDuration("d")
+          : config.getDuration(QUIET_PERIOD_KEY);
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException(where + " is not a duration such as 60s or 5m: " + e.getMessage(), e);
+    }
+    if (period.isNegative() || period.isZero()) {
+      throw new IllegalArgumentException(where + " must be positive, was " + period);
+    }
+    return period;
+  }
+
+  /**
+   * A running coordinator writes at least every 1.5 keep-alive intervals plus a write's time, so
+   * only a quiet period of more than two shows it stopped.
+   *
+   * @throws IllegalArgumentException naming both settings, if {@code quietPeriod} is not above
+   *     twice {@code keep-alive-interval}
+   */
+  static void requireAboveKeepAlives(Duration quietPeriod, String arg, PersistenceStoreSettings settings) {
+    Duration keepAlive = settings.keepAliveInterval();
+    if (quietPeriod.compareTo(keepAlive.multipliedBy(2)) <= 0) {
+      String given = arg != null ? QUIET_PERIOD + arg : QUIET_PERIOD_KEY + " = " + seconds(quietPeriod);
+      throw new IllegalArgumentException("the quiet period (" + given + ") must be more than twice " + KEEP_ALIVE_KEY
+          + " (" + seconds(keepAlive) + "): a running coordinator with nothing to write writes a keep-alive only "
+          + "every 1.5 x keep-alive-interval or so, and a shorter quiet period could take it for stopped");
+    }
   }
 
   private static void usage(PrintStream out) {
-    out.println("Usage: java -cp <the application's classpath> " + CLASS + " " + FORCE
-        + " <entity type> [<entity type> ...]");
+    out.println("Usage: java -cp <the application's classpath> " + CLASS + " " + FORCE + " [" + QUIET_PERIOD
+        + "60s] [" + EVEN_IF_LIVE + "] <entity type> [<entity type> ...]");
     out.println("Deletes the coordinator state (shardkit.sharding.state-store-mode = persistence) and the "
         + "remembered entities");
     out.println("(shardkit.sharding.remember-entities-store = persistence) of the named entity types, from the "
@@ -113,9 +200,14 @@ public final class RemoveShardingData {
     out.println("store configured under shardkit.sharding.persistence in the application's config "
         + "(application.conf, or");
     out.println("-Dconfig.file=...). Without " + FORCE + " it deletes nothing and says what it would delete.");
+    out.println("It refuses (deleting nothing) if a named type's coordinator wrote within the quiet period ("
+        + QUIET_PERIOD + "...,");
+    out.println("else " + QUIET_PERIOD_KEY + "): its cluster may be running. " + EVEN_IF_LIVE
+        + " deletes even then.");
   }
 
-  private static void warn(Set<String> types, PersistenceStoreSettings settings, PrintStream out) {
+  private static void warn(Set<String> types, PersistenceStoreSettings settings, Duration quietPeriod,
+      PrintStream out) {
     out.println("This would delete, from journal [" + settings.journalPluginId() + "] and snapshot store ["
         + settings.snapshotPluginId() + "]:");
     for (String type : types) {
@@ -141,12 +233,17 @@ public final class RemoveShardingData {
     out.println("It is meant for a cluster that cannot start because this data is corrupt or was written by an "
         + "incompatible");
     out.println("version.");
+    out.println("With " + FORCE + " it first refuses if a named type's coordinator wrote within the last "
+        + seconds(quietPeriod) + " (the quiet period):");
+    out.println("a running coordinator with nothing else to write writes a keep-alive once it was quiet for "
+        + seconds(settings.keepAliveInterval()) + " (" + KEEP_ALIVE_KEY + ").");
     out.println();
     out.println("Nothing was deleted. To delete, stop the whole cluster and run again with " + FORCE + ":");
     out.println("  java -cp <the application's classpath> " + CLASS + " " + FORCE + " " + String.join(" ", types));
   }
 
-  private static int delete(Set<String> types, PersistenceStoreSettings settings, Config config, PrintStream out) {
+  private static int checkAndDelete(Set<String> types, PersistenceStoreSettings settings, Duration quietPeriod,
+      boolean evenIfLive, Config config, PrintStream out) {
     // Local, so the tool joins no cluster and binds no port; only the persistence plugins are
     // needed, as the defaults that PersistenceIdRemover uses.
     Config local = ConfigFactory.parseString("pekko.actor.provider = local\n"
@@ -159,32 +256,9 @@ public final class RemoveShardingData {
     // Listing persistence ids; or recovery of the highest sequence number, deleting the snapshots,
     // deleting the events.
     Duration timeout = settings.storeTimeout().multipliedBy(3);
-    List<String> failures = new ArrayList<>();
     try {
-      out.println("Deleting from journal [" + settings.journalPluginId() + "] and snapshot store ["
-          + settings.snapshotPluginId() + "]:");
-      for (String type : types) {
-        for (ShardingDataKind kind : ShardingDataKind.ALL) {
-          String what = "entity type [" + type + "]: " + kind.description();
-          try {
-            List<String> ids = kind.persistenceIds(Adapter.toTyped(system), settings, type).toCompletableFuture()
-                .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (ids.isEmpty()) {
-              out.println("  " + what + ": nothing stored");
-            }
-            for (String id : ids) {
-              out.println("  " + what + ", persistenceId [" + id + "]: " + describe(remove(system, id, timeout)));
-            }
-          } catch (ExecutionException e) {
-            failures.add(what);
-            out.println("  " + what + ": FAILED: " + e.getCause().getMessage());
-          } catch (TimeoutException e) {
-            failures.add(what);
-            out.println("  " + what + ": FAILED: no answer within " + timeout.toMillis() + " ms (3 x "
-                + "shardkit.sharding.persistence.store-timeout); is the database reachable?");
-          }
-        }
-      }
+      int checked = check(system, types, settings, quietPeriod, evenIfLive, timeout, out);
+      return checked != EXIT_OK ? checked : delete(system, types, settings, timeout, out);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       out.println("Interrupted; some data may not have been deleted.");
@@ -197,6 +271,93 @@ public final class RemoveShardingData {
         out.println("(the tool's actor system did not stop cleanly: " + e + ")");
       }
     }
+  }
+
+  /**
+   * Prints each type's last coordinator write. {@link #EXIT_OK} if deleting may go on: every
+   * coordinator was quiet for {@code quietPeriod}, or {@code evenIfLive}.
+   */
+  private static int check(ActorSystem system, Set<String> types, PersistenceStoreSettings settings,
+      Duration quietPeriod, boolean evenIfLive, Duration timeout, PrintStream out) throws InterruptedException {
+    out.println("Last coordinator writes (quiet period " + seconds(quietPeriod) + "; write times by the "
+        + "clock of the node that wrote, with pekko-persistence-jdbc):");
+    List<String> live = new ArrayList<>();
+    List<String> unread = new ArrayList<>();
+    for (String type : types) {
+      String what = "entity type [" + type + "]";
+      Optional<LastCoordinatorWrite> last;
+      try {
+        last = CoordinatorWriteQuery.lastWrite(Adapter.toTyped(system), settings, type, timeout)
+            .toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        unread.add(type);
+        out.println("  " + what + ": FAILED to read its coordinator's last write: " + failure(e, timeout));
+        continue;
+      }
+      Instant now = Instant.now();
+      if (last.isEmpty()) {
+        out.println("  " + what + ": no coordinator event stored");
+      } else if (last.get().quietFor(quietPeriod, now)) {
+        out.println("  " + what + ": last written " + last.get().describe(now));
+      } else {
+        live.add(type);
+        out.println("  " + what + ": last written " + last.get().describe(now) + ": WITHIN THE QUIET PERIOD");
+      }
+    }
+    if (!unread.isEmpty() && !evenIfLive) {
+      out.println("Nothing was deleted: without the last writes of " + String.join(", ", unread) + " it cannot tell "
+          + "whether the cluster is running. Fix the cause and run again;");
+      out.println("if the data cannot be read (corrupt, or written by a newer shardkit), make sure the whole cluster "
+          + "is stopped and add " + EVEN_IF_LIVE + ".");
+      return EXIT_FAILED;
+    }
+    if (live.isEmpty() && unread.isEmpty()) {
+      return EXIT_OK;
+    }
+    List<String> reasons = new ArrayList<>();
+    if (!live.isEmpty()) {
+      reasons.add("the coordinator of " + String.join(", ", live) + " wrote within the last " + seconds(quietPeriod)
+          + " (or when is unknown): its cluster may be running");
+    }
+    if (!unread.isEmpty()) {
+      reasons.add("the last writes of " + String.join(", ", unread) + " could not be read");
+    }
+    String which = String.join("; ", reasons);
+    if (evenIfLive) {
+      out.println("Deleting anyway (" + EVEN_IF_LIVE + "), although " + which + ". A running coordinator would "
+          + "go on with state the store no longer has.");
+      return EXIT_OK;
+    }
+    out.println("Refused: " + which + ". Nothing was deleted.");
+    out.println("Stop the whole cluster and run again once the quiet period has passed. If the cluster is "
+        + "stopped and a clock is wrong,");
+    out.println("or to delete the data of a running cluster, add " + EVEN_IF_LIVE + ".");
+    return EXIT_LIVE;
+  }
+
+  private static int delete(ActorSystem system, Set<String> types, PersistenceStoreSettings settings,
+      Duration timeout, PrintStream out) throws InterruptedException {
+    List<String> failures = new ArrayList<>();
+    out.println("Deleting from journal [" + settings.journalPluginId() + "] and snapshot store ["
+        + settings.snapshotPluginId() + "]:");
+    for (String type : types) {
+      for (ShardingDataKind kind : ShardingDataKind.ALL) {
+        String what = "entity type [" + type + "]: " + kind.description();
+        try {
+          List<String> ids = kind.persistenceIds(Adapter.toTyped(system), settings, type).toCompletableFuture()
+              .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+          if (ids.isEmpty()) {
+            out.println("  " + what + ": nothing stored");
+          }
+          for (String id : ids) {
+            out.println("  " + what + ", persistenceId [" + id + "]: " + describe(remove(system, id, timeout)));
+          }
+        } catch (ExecutionException | TimeoutException e) {
+          failures.add(what);
+          out.println("  " + what + ": FAILED: " + failure(e, timeout));
+        }
+      }
+    }
     if (!failures.isEmpty()) {
       out.println("Not everything was deleted (" + String.join("; ", failures) + "). Fix the cause and run again; "
           + "deleting again is safe.");
@@ -204,6 +365,16 @@ public final class RemoveShardingData {
     }
     out.println("Done.");
     return EXIT_OK;
+  }
+
+  /** "60 s", "2.5 s": a quiet period in the tool's output. */
+  private static String seconds(Duration d) {
+    return (d.toMillis() % 1000 == 0 ? Long.toString(d.toSeconds()) : Double.toString(d.toMillis() / 1000.0)) + " s";
+  }
+
+  private static String failure(Exception e, Duration timeout) {
+    return e instanceof TimeoutException ? "no answer within " + timeout.toMillis() + " ms (3 x "
+        + "shardkit.sharding.persistence.store-timeout); is the database reachable?" : e.getCause().getMessage();
   }
 
   private static PersistenceIdRemover.Removed remove(ActorSystem system, String persistenceId, Duration timeout)

@@ -34,7 +34,14 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * seen is refused with {@link CoordinatorStateSupersededException}: that coordinator was deposed,
  * and what it holds is stale. A deposed coordinator's journal that has not seen the take-over
  * writes at a sequence number its successor's take-over already holds, which the journal refuses;
- * the fresh journal that replaces it (see below) replays the take-over and refuses the write.
+ * the fresh journal that replaces it (see below) replays the take-over and refuses the write. The
+ * take-over names the node that took over, and snapshots keep it beside the term, so that
+ * {@code RemoveShardingData} can name the node of the last write after the event is deleted.
+ *
+ * <p><b>Keep-alives.</b> A {@link KeepAlive} writes a {@link CoordinatorKeepAlive} at its
+ * coordinator's term, refused like any write of a deposed coordinator. Replay skips it for the
+ * state; it counts towards {@code snapshot-after} like every event, so the events behind snapshots
+ * are deleted and an idle coordinator's journal does not grow.
  *
  * <p>It stops at the first journal failure (a write or recovery that failed), without retrying:
  * {@link JournalStoreActor} fails the waiting requests with the cause and starts a new one on the
@@ -54,6 +61,13 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
    * {@link LoadedCoordinatorState} whose term is that event's sequence number.
    */
   record TakeOver(long id, ActorRef<JournalAnswer> replyTo) implements Command {}
+
+  /**
+   * Writes a {@link CoordinatorKeepAlive} for the coordinator of {@code term}; answered with
+   * {@link Done}, or failed with {@link CoordinatorStateSupersededException} once another
+   * coordinator took over.
+   */
+  record KeepAlive(long id, long term, ActorRef<JournalAnswer> replyTo) implements Command {}
 
   /**
    * Asks to store {@code events} in one atomic write for the coordinator of {@code term}, after
@@ -87,14 +101,20 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
     return TermedCoordinatorState.EMPTY;
   }
 
-  /** Coordinator events as {@link StoredForm} stores them, and take-overs as {@link StoredEvent.Kind#TAKEN_OVER}. */
+  /**
+   * Coordinator events as {@link StoredForm} stores them, take-overs as
+   * {@link StoredEvent.Kind#TAKEN_OVER} and keep-alives as {@link StoredEvent.Kind#KEPT_ALIVE}.
+   */
   @Override
   public EventAdapter<Object, ?> eventAdapter() {
     EventAdapter<CoordinatorEvent, StoredEvent> events = form.eventAdapter();
     return new EventAdapter<Object, StoredEvent>() {
       @Override
       public StoredEvent toJournal(Object e) {
-        return e == CoordinatorTakeOver.INSTANCE ? new StoredEvent(StoredEvent.Kind.TAKEN_OVER, null, null)
+        if (e instanceof CoordinatorTakeOver t) {
+          return StoredEvent.takenOver(t.node());
+        }
+        return e instanceof CoordinatorKeepAlive k ? StoredEvent.keptAlive(k.node())
             : events.toJournal((CoordinatorEvent) e);
       }
 
@@ -105,26 +125,30 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
 
       @Override
       public EventSeq<Object> fromJournal(StoredEvent p, String manifest) {
-        return EventSeq.single(p.kind() == StoredEvent.Kind.TAKEN_OVER ? CoordinatorTakeOver.INSTANCE
+        if (p.kind() == StoredEvent.Kind.TAKEN_OVER) {
+          return EventSeq.single(new CoordinatorTakeOver(p.node()));
+        }
+        return EventSeq.single(p.kind() == StoredEvent.Kind.KEPT_ALIVE ? new CoordinatorKeepAlive(p.node())
             : form.fromStored(p));
       }
     };
   }
 
-  /** Snapshots hold the state as {@link StoredForm} stores it, and the term. */
+  /** Snapshots hold the state as {@link StoredForm} stores it, the term, and the node that took over at it. */
   @Override
   public SnapshotAdapter<TermedCoordinatorState> snapshotAdapter() {
     SnapshotAdapter<CoordinatorState> states = form.snapshotAdapter();
     return new SnapshotAdapter<>() {
       @Override
       public Object toJournal(TermedCoordinatorState termed) {
-        return ((StoredSnapshot) states.toJournal(termed.state())).withTerm(termed.term());
+        return ((StoredSnapshot) states.toJournal(termed.state())).withTerm(termed.term(), termed.node());
       }
 
       @Override
       public TermedCoordinatorState fromJournal(Object from) {
         long term = from instanceof StoredSnapshot s ? s.termOrZero() : 0;
-        return new TermedCoordinatorState(states.fromJournal(from), term);
+        String node = from instanceof StoredSnapshot s ? s.node() : null;
+        return new TermedCoordinatorState(states.fromJournal(from), term, node);
       }
     };
   }
@@ -135,6 +159,7 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
         .onCommand(GetState.class, (termed, get) -> Effect().none()
             .thenRun(s -> get.replyTo().tell(JournalAnswer.of(get.id(), s.state()))))
         .onCommand(TakeOver.class, this::onTakeOver)
+        .onCommand(KeepAlive.class, this::onKeepAlive)
         .onCommand(Persist.class, this::onPersist)
         .build();
   }
@@ -143,8 +168,26 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
     // The sequence number the take-over is written at; a concurrent take-over that wrote it first
     // makes this write fail, and the load is tried again on a fresh journal.
     long term = lastSequenceNumber(context) + 1;
-    return Effect().persist(CoordinatorTakeOver.INSTANCE).thenRun(after -> t.replyTo().tell(
+    CoordinatorTakeOver takeOver = new CoordinatorTakeOver(context.getSystem().address().toString());
+    return Effect().persist(takeOver).thenRun(after -> t.replyTo().tell(
         JournalAnswer.of(t.id(), new LoadedCoordinatorState(term, after.state()))));
+  }
+
+  private Effect<Object, TermedCoordinatorState> onKeepAlive(TermedCoordinatorState termed, KeepAlive k) {
+    if (termed.term() > k.term()) {
+      return refused(superseded(termed, "a keep-alive", k.term()), k.id(), k.replyTo());
+    }
+    return Effect().persist(new CoordinatorKeepAlive(context.getSystem().address().toString()))
+        .thenRun(after -> k.replyTo().tell(JournalAnswer.of(k.id(), Done.getInstance())));
+  }
+
+  private CoordinatorStateSupersededException superseded(TermedCoordinatorState termed, String what, long term) {
+    return new CoordinatorStateSupersededException("Not storing " + what + " for entity type [" + typeName
+        + "]: a coordinator took over at term " + termed.term() + " after the one at term " + term + " that asks");
+  }
+
+  private Effect<Object, TermedCoordinatorState> refused(Throwable why, long id, ActorRef<JournalAnswer> replyTo) {
+    return Effect().none().thenRun(after -> replyTo.tell(JournalAnswer.failed(id, why)));
   }
 
   /**
@@ -154,10 +197,7 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
    */
   private Effect<Object, TermedCoordinatorState> onPersist(TermedCoordinatorState termed, Persist p) {
     if (termed.term() > p.term()) {
-      CoordinatorStateSupersededException superseded = new CoordinatorStateSupersededException("Not storing "
-          + p.events() + " for entity type [" + typeName + "]: a coordinator took over at term " + termed.term()
-          + " after the one at term " + p.term() + " that asks");
-      return Effect().none().thenRun(after -> p.replyTo().tell(JournalAnswer.failed(p.id(), superseded)));
+      return refused(superseded(termed, p.events().toString(), p.term()), p.id(), p.replyTo());
     }
     CoordinatorState state = termed.state();
     CoordinatorState s = state;
@@ -188,13 +228,16 @@ final class CoordinatorJournal extends StoreJournal<CoordinatorJournal.Command, 
     String why = conflict != null ? conflict : "the stored state is not the one it follows";
     IllegalStateException refused = new IllegalStateException("Not storing " + p.events() + " for entity type ["
         + typeName + "]: it does not follow the stored state " + state + " (" + why + ")");
-    return Effect().none().thenRun(after -> p.replyTo().tell(JournalAnswer.failed(p.id(), refused)));
+    return refused(refused, p.id(), p.replyTo());
   }
 
   @Override
   public EventHandler<TermedCoordinatorState, Object> eventHandler() {
     return newEventHandlerBuilder().forAnyState()
-        .onEvent(CoordinatorTakeOver.class, (termed, takeOver) -> termed.takenOver(lastSequenceNumber(context)))
+        .onEvent(CoordinatorTakeOver.class, (termed, takeOver) -> termed.takenOver(lastSequenceNumber(context),
+            takeOver.node()))
+        // Changes nothing: that coordinator's take-over already gave the term and node.
+        .onEvent(CoordinatorKeepAlive.class, (termed, keepAlive) -> termed)
         .onEvent(CoordinatorEvent.class, (termed, event) -> termed.with(onEvent(termed.state(), event)))
         .build();
   }

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
@@ -55,6 +56,14 @@ final class JournalStore<J> {
           }
         });
     return future;
+  }
+
+  /**
+   * Writes {@code call}'s keep-alive at {@code pace} from now until {@link #close()}, replacing
+   * earlier keep-alives; a keep-alive failing with a failure {@code ends} accepts ends them.
+   */
+  void keepAlive(JournalStoreActor.Call<J> call, KeepAlivePace pace, Predicate<Throwable> ends) {
+    actor.tell(new JournalStoreActor.KeepAlive(call, pace, ends));
   }
 
   /** Stops the store's actor and its journal, so that a successor is the only writer. */

@@ -1,11 +1,13 @@
 package dev.shardkit.sharding.persistence.internal;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
@@ -18,6 +20,7 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The actor behind one persistence store (an entity type's coordinator state, or a shard's
@@ -30,6 +33,12 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * new attempts is the retry backoff of its user (the coordinator or the shard). Before the first
  * journal starts, the tables are created if {@code create-schema} is on. A new journal starts only
  * after the previous one has stopped, so there is never more than one writer from here.
+ *
+ * <p>After a {@link KeepAlive} (a coordinator's store sends one when its coordinator loaded), it
+ * also writes a keep-alive whenever {@link KeepAlivePace#due}, through the same journal and
+ * behind the requests before it, so the store's own writes keep their order. A keep-alive refused
+ * for good (the coordinator was deposed) ends them; one that failed otherwise is tried again at
+ * the next check, one check interval later, until the actor stops.
  *
  * @param <J> the journal's command type
  */
@@ -50,6 +59,14 @@ public final class JournalStoreActor<J> extends AbstractBehavior<JournalStoreAct
    * @param what what failed, if it fails (e.g. {@code "could not load the coordinator state"})
    */
   public record Request(Call<?> call, String what, ActorRef<Reply> replyTo) implements Command {}
+
+  /**
+   * Starts keep-alives, or replaces the previous ones (a new load, at a new term).
+   *
+   * @param call makes the keep-alive's journal command
+   * @param ends whether a keep-alive's failure means that no later one can succeed
+   */
+  record KeepAlive(Call<?> call, KeepAlivePace pace, Predicate<Throwable> ends) implements Command {}
 
   /** Stops the actor and its journal (the store was closed). */
   public enum Close implements Command { INSTANCE }
@@ -72,12 +89,18 @@ public final class JournalStoreActor<J> extends AbstractBehavior<JournalStoreAct
 
   private record Answered(JournalAnswer answer) implements Command {}
 
+  private enum KeepAliveCheck implements Command { INSTANCE }
+
+  private record KeepAliveAnswered(Reply reply) implements Command {}
+
   /** A request passed to the journal and not answered yet. */
   private record Waiting(ActorRef<Reply> replyTo, String what) {}
 
   private final Spec<J> spec;
   private final Supplier<CompletionStage<Done>> schema;
   private final ActorRef<JournalAnswer> answers;
+  private final TimerScheduler<Command> timers;
+  private final ActorRef<Reply> keepAliveAnswers;
   /** Requests that arrived while the tables were being created. */
   private final List<Request> queued = new ArrayList<>();
   private final Map<Long, Waiting> waiting = new LinkedHashMap<>();
@@ -86,12 +109,21 @@ public final class JournalStoreActor<J> extends AbstractBehavior<JournalStoreAct
   private boolean schemaPending;
   private long nextId;
   private int incarnation;
+  /** The keep-alives to write; null until a {@link KeepAlive}, and once they ended. */
+  private KeepAlive keepAlive;
+  /** The keep-alives the one in flight was written for; null if none is in flight. */
+  private KeepAlive keepAliveInFlight;
+  /** {@link System#nanoTime} of the last successful request (a write, for a coordinator's store). */
+  private long lastWriteNanos;
 
-  private JournalStoreActor(ActorContext<Command> context, Spec<J> spec, Supplier<CompletionStage<Done>> schema) {
+  private JournalStoreActor(ActorContext<Command> context, TimerScheduler<Command> timers, Spec<J> spec,
+      Supplier<CompletionStage<Done>> schema) {
     super(context);
     this.spec = spec;
     this.schema = schema;
+    this.timers = timers;
     this.answers = context.messageAdapter(JournalAnswer.class, Answered::new);
+    this.keepAliveAnswers = context.messageAdapter(Reply.class, KeepAliveAnswered::new);
   }
 
   /**
@@ -99,7 +131,7 @@ public final class JournalStoreActor<J> extends AbstractBehavior<JournalStoreAct
    *     again after a failure
    */
   public static <J> Behavior<Command> create(Spec<J> spec, Supplier<CompletionStage<Done>> schema) {
-    return Behaviors.setup(ctx -> new JournalStoreActor<>(ctx, spec, schema));
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new JournalStoreActor<>(ctx, timers, spec, schema)));
   }
 
   @Override
@@ -108,6 +140,9 @@ public final class JournalStoreActor<J> extends AbstractBehavior<JournalStoreAct
         .onMessage(Request.class, this::onRequest)
         .onMessage(SchemaReady.class, this::onSchemaReady)
         .onMessage(Answered.class, this::onAnswered)
+        .onMessage(KeepAlive.class, this::onKeepAlive)
+        .onMessageEquals(KeepAliveCheck.INSTANCE, this::onKeepAliveCheck)
+        .onMessage(KeepAliveAnswered.class, this::onKeepAliveAnswered)
         .onMessageEquals(Close.INSTANCE, Behaviors::stopped)
         .onSignal(ChildFailed.class, f -> onJournalStopped(f.getRef(), f.getCause()))
         .onSignal(Terminated.class, t -> onJournalStopped(t.getRef(), null))
@@ -170,8 +205,47 @@ public final class JournalStoreActor<J> extends AbstractBehavior<JournalStoreAct
   private Behavior<Command> onAnswered(Answered answered) {
     JournalAnswer a = answered.answer();
     Waiting w = waiting.remove(a.id());
+    if (a.failure() == null) {
+      lastWriteNanos = System.nanoTime();
+    }
     if (w != null) {
       w.replyTo().tell(a.failure() == null ? new Reply(a.value(), null) : failure(w.what(), a.failure()));
+    }
+    return this;
+  }
+
+  private Behavior<Command> onKeepAlive(KeepAlive k) {
+    keepAlive = k;
+    // Sent once the load's take-over was written, which counts as the last write.
+    lastWriteNanos = System.nanoTime();
+    timers.startTimerWithFixedDelay(KeepAliveCheck.INSTANCE, KeepAliveCheck.INSTANCE, k.pace().checkEvery());
+    return this;
+  }
+
+  private Behavior<Command> onKeepAliveCheck() {
+    boolean inFlight = !waiting.isEmpty() || !queued.isEmpty();
+    if (keepAlive != null && keepAlive.pace().due(Duration.ofNanos(System.nanoTime() - lastWriteNanos), inFlight)) {
+      keepAliveInFlight = keepAlive;
+      onRequest(new Request(keepAlive.call(), "could not write a keep-alive", keepAliveAnswers));
+    }
+    return this;
+  }
+
+  private Behavior<Command> onKeepAliveAnswered(KeepAliveAnswered answered) {
+    KeepAlive answeredFor = keepAliveInFlight;
+    keepAliveInFlight = null;
+    Throwable failure = answered.reply().failure();
+    if (failure == null || answeredFor == null) {
+      return this;
+    }
+    if (answeredFor == keepAlive && keepAlive.ends().test(failure)) {
+      getContext().getLog().info("{}: no more keep-alives: {}", spec.name(),
+          PersistenceStoreException.describe(failure));
+      keepAlive = null;
+      timers.cancel(KeepAliveCheck.INSTANCE);
+    } else {
+      getContext().getLog().debug("{}: a keep-alive failed, tried again at the next check: {}", spec.name(),
+          PersistenceStoreException.describe(failure));
     }
     return this;
   }

@@ -23,6 +23,11 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * coordinator took over (see {@link CoordinatorJournal}). Either fails with a {@link PersistenceStoreException} naming the
  * cause when the database cannot be reached (or after {@code store-timeout}); the store stays
  * usable, and a retry after the database is back succeeds.
+ *
+ * <p>From a completed load until {@link #close()}, or until another coordinator took over, it
+ * writes a keep-alive at that load's term whenever the coordinator has written nothing for
+ * {@code keep-alive-interval} ({@link KeepAlivePace}), so that the journal shows a running
+ * coordinator as running even while it has nothing to decide.
  */
 public final class PersistenceCoordinatorStateStore implements CoordinatorStateStore {
   /** Actor names must be unique; a successor on the same node may start before this one stopped. */
@@ -49,6 +54,9 @@ public final class PersistenceCoordinatorStateStore implements CoordinatorStateS
     return store.<LoadedCoordinatorState>ask(CoordinatorJournal.TakeOver::new, loaded -> (LoadedCoordinatorState) loaded,
         "could not load the coordinator state").thenApply(loaded -> {
           term = loaded.term();
+          long keepAliveTerm = loaded.term();
+          store.keepAlive((id, replyTo) -> new CoordinatorJournal.KeepAlive(id, keepAliveTerm, replyTo),
+              new KeepAlivePace(settings.keepAliveInterval()), failure -> supersededIn(failure) != null);
           return loaded;
         });
   }
@@ -65,12 +73,18 @@ public final class PersistenceCoordinatorStateStore implements CoordinatorStateS
 
   /** A write refused as superseded fails with that refusal itself, which the coordinator does not retry. */
   private static CompletionStage<Void> supersededUnwrapped(Throwable failure) {
+    CoordinatorStateSupersededException superseded = supersededIn(failure);
+    return CompletableFuture.failedFuture(superseded != null ? superseded : failure);
+  }
+
+  /** The refusal as superseded that caused {@code failure}, null if it has none. */
+  private static CoordinatorStateSupersededException supersededIn(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof CoordinatorStateSupersededException superseded) {
-        return CompletableFuture.failedFuture(superseded);
+        return superseded;
       }
     }
-    return CompletableFuture.failedFuture(failure);
+    return null;
   }
 
   @Override

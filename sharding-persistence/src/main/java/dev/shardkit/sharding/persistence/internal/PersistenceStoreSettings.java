@@ -22,9 +22,12 @@ import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
  *     ({@code remember-entities.*})
  * @param storeTimeout how long one load or write may take
  * @param createSchema whether to create the JDBC tables if they are missing
+ * @param keepAliveInterval how long a loaded coordinator may write nothing before its store writes
+ *     a keep-alive
  */
 public record PersistenceStoreSettings(String journalPluginId, String snapshotPluginId, String readJournalPluginId,
-    Retention coordinator, Retention rememberEntities, Duration storeTimeout, boolean createSchema) {
+    Retention coordinator, Retention rememberEntities, Duration storeTimeout, boolean createSchema,
+    Duration keepAliveInterval) {
   public static final String PATH = "shardkit.sharding.persistence";
   /** The journal class of pekko-persistence-jdbc, the only one whose tables the store can create. */
   static final String JDBC_JOURNAL_CLASS = "org.apache.pekko.persistence.jdbc.journal.JdbcAsyncWriteJournal";
@@ -61,7 +64,7 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
           c.getString("snapshot-plugin-id"), c.getString("read-journal-plugin-id"),
           new Retention(c.getInt("snapshot-after"), c.getInt("keep-nr-of-batches")),
           new Retention(c.getInt("remember-entities.snapshot-after"), c.getInt("remember-entities.keep-nr-of-batches")),
-          c.getDuration("store-timeout"), c.getBoolean("create-schema"));
+          c.getDuration("store-timeout"), c.getBoolean("create-schema"), c.getDuration("keep-alive-interval"));
       s.requirePlugin(root, "journal-plugin-id", s.journalPluginId);
       s.requirePlugin(root, "snapshot-plugin-id", s.snapshotPluginId);
       s.requirePlugin(root, "read-journal-plugin-id", s.readJournalPluginId);
@@ -92,6 +95,8 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
     requireValid(rememberEntities, "remember-entities.");
     require(storeTimeout != null && !storeTimeout.isNegative() && !storeTimeout.isZero(),
         "store-timeout must be positive, got " + storeTimeout);
+    require(keepAliveInterval != null && !keepAliveInterval.isNegative() && !keepAliveInterval.isZero(),
+        "keep-alive-interval must be positive, got " + keepAliveInterval);
   }
 
   private static void requireValid(Retention retention, String prefix) {

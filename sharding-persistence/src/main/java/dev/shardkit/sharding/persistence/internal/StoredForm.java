@@ -76,6 +76,8 @@ public final class StoredForm {
       case SHARD_HOME_DEALLOCATED -> new ShardHomeDeallocated(shardId(stored));
       case TAKEN_OVER -> throw new IllegalStateException("Stored event " + stored + " is a coordinator's take-over, "
           + "not a change of the coordinator state");
+      case KEPT_ALIVE -> throw new IllegalStateException("Stored event " + stored + " is a coordinator's keep-alive, "
+          + "not a change of the coordinator state");
     };
   }
 

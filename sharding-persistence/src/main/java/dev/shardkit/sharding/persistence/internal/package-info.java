@@ -10,7 +10,8 @@
  * changed by {@link dev.shardkit.sharding.persistence.internal.StoredEntitiesChange} and snapshot
  * as {@link dev.shardkit.sharding.persistence.internal.StoredEntitiesSnapshot}); the schema version
  * of all stored records is {@link dev.shardkit.sharding.persistence.internal.StoredRecordVersion};
- * and {@link dev.shardkit.sharding.persistence.internal.PersistenceStoreSettings}.
+ * {@link dev.shardkit.sharding.persistence.internal.KeepAlivePace} (when a loaded coordinator's
+ * store writes a keep-alive); and {@link dev.shardkit.sharding.persistence.internal.PersistenceStoreSettings}.
  *
  * <p>The actor shell: {@link dev.shardkit.sharding.persistence.internal.PersistenceCoordinatorStateStore}
  * (the {@code CoordinatorStateStore}) and
@@ -21,9 +22,12 @@
  * event-sourced journal ({@link dev.shardkit.sharding.persistence.internal.CoordinatorJournal},
  * {@link dev.shardkit.sharding.persistence.internal.EntitiesJournal}; failures as
  * {@link dev.shardkit.sharding.persistence.internal.JournalFailures} says) and starts a new one
- * after a journal failure; {@link dev.shardkit.sharding.persistence.internal.SchemaCreation}
+ * after a journal failure, and writes a coordinator's keep-alives; {@link dev.shardkit.sharding.persistence.internal.SchemaCreation}
  * creates the JDBC tables. For the {@code RemoveShardingData} tool:
  * {@link dev.shardkit.sharding.persistence.internal.ShardingDataKind} (which persistence ids hold
- * which data) and {@link dev.shardkit.sharding.persistence.internal.PersistenceIdRemover}.
+ * which data), {@link dev.shardkit.sharding.persistence.internal.PersistenceIdRemover}, and
+ * {@link dev.shardkit.sharding.persistence.internal.CoordinatorWriteQuery}, which reads a
+ * coordinator's {@link dev.shardkit.sharding.persistence.internal.LastCoordinatorWrite} (when, and
+ * by which node) so that the tool refuses a cluster that may be running.
  */
 package dev.shardkit.sharding.persistence.internal;

@@ -33,6 +33,7 @@ public final class PersistenceGolden {
   static final String R2 = "pekko://Golden@10.0.0.2:25520/system/sharding/Cart#202";
   static final String P1 = "pekko://Golden@10.0.0.3:25520/system/sharding/CartProxy#303";
   static final String P2 = "pekko://Golden@10.0.0.4:25520/system/sharding/CartProxy#404";
+  static final String NODE = "pekko://Golden@10.0.0.1:25520";
 
   private PersistenceGolden() {}
 
@@ -50,12 +51,16 @@ public final class PersistenceGolden {
         new Sample("event-shard-home-allocated.json", new StoredEvent(Kind.SHARD_HOME_ALLOCATED, R1, "ünï-17")),
         new Sample("event-shard-home-deallocated.json", new StoredEvent(Kind.SHARD_HOME_DEALLOCATED, null, "17")),
         new Sample("event-taken-over.json", new StoredEvent(Kind.TAKEN_OVER, null, null)),
+        new Sample("event-taken-over-node.json", StoredEvent.takenOver(NODE)),
+        new Sample("event-kept-alive.json", StoredEvent.keptAlive(NODE)),
         new Sample("snapshot.json", new StoredSnapshot(
             List.of(new StoredSnapshot.Region(R2, List.of("3", "1", "ünï-17")), new StoredSnapshot.Region(R1, List.of())),
             List.of(P1, P2))),
         new Sample("snapshot-empty.json", new StoredSnapshot(List.of(), List.of())),
         new Sample("snapshot-with-term.json", new StoredSnapshot(
             List.of(new StoredSnapshot.Region(R1, List.of("5"))), List.of(), (1L << 40) + 7)),
+        new Sample("snapshot-with-term-node.json", new StoredSnapshot(
+            List.of(new StoredSnapshot.Region(R1, List.of("5"))), List.of(), 9L, NODE)),
         new Sample("entities-change.json", new StoredEntitiesChange(List.of("a", "id-ü"), List.of("b"))),
         new Sample("entities-snapshot.json", new StoredEntitiesSnapshot(List.of("a", "c", "id-ü"))));
   }

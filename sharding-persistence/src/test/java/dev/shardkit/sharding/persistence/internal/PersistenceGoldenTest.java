@@ -61,13 +61,16 @@ class PersistenceGoldenTest {
         String where = version.getFileName() + "/" + file.file();
         assertEquals(value, read, where);
         // What the stores make of it: the same references, shards and order come back.
-        // A take-over is no change of the state; a snapshot's term is the journal's, beside the state.
-        if (read instanceof StoredEvent event && event.kind() != StoredEvent.Kind.TAKEN_OVER) {
+        // A take-over or keep-alive is no change of the state; a snapshot's term is the journal's,
+        // beside the state.
+        if (read instanceof StoredEvent event && event.kind() != StoredEvent.Kind.TAKEN_OVER
+            && event.kind() != StoredEvent.Kind.KEPT_ALIVE) {
           assertEquals(event, form.toStored(form.fromStored(event)), where);
         } else if (read instanceof StoredSnapshot snapshot) {
           CoordinatorState state = form.fromStored(snapshot);
           StoredSnapshot again = form.toStored(state);
-          assertEquals(snapshot, snapshot.term() == null ? again : again.withTerm(snapshot.term()), where);
+          assertEquals(snapshot, snapshot.term() == null ? again : again.withTerm(snapshot.term(), snapshot.node()),
+              where);
         }
       }
     }

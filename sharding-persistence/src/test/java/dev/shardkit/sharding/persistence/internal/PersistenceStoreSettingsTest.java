@@ -25,6 +25,7 @@ class PersistenceStoreSettingsTest {
     assertEquals(new PersistenceStoreSettings.Retention(200, 2), s.rememberEntities());
     assertEquals("shardkit.sharding.persistence.jdbc-read-journal", s.readJournalPluginId());
     assertEquals(Duration.ofSeconds(10), s.storeTimeout());
+    assertEquals(Duration.ofSeconds(15), s.keepAliveInterval());
     assertTrue(s.createSchema());
     assertTrue(s.journalIsJdbc(config));
     assertEquals("dev.shardkit.sharding.persistence.PersistenceCoordinatorStateStoreProvider",
@@ -130,6 +131,10 @@ class PersistenceStoreSettingsTest {
     e = assertThrows(IllegalArgumentException.class,
         () -> PersistenceStoreSettings.fromConfig(with("shardkit.sharding.persistence.store-timeout = 0s")));
     assertTrue(e.getMessage().contains("store-timeout"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> PersistenceStoreSettings.fromConfig(with("shardkit.sharding.persistence.keep-alive-interval = 0s")));
+    assertTrue(e.getMessage().contains("shardkit.sharding.persistence.keep-alive-interval must be positive"),
+        e.getMessage());
     e = assertThrows(IllegalArgumentException.class,
         () -> PersistenceStoreSettings.fromConfig(with("shardkit.sharding.persistence.snapshot-after = lots")));
     assertTrue(e.getMessage().contains("snapshot-after"), e.getMessage());

@@ -317,6 +317,48 @@ class PostgresStoreTest {
     }
   }
 
+  /** Keep-alives of {@code node} in the journal of {@code persistenceId} after {@code afterSeqNr}. */
+  private static long keepAlives(String persistenceId, String node, long afterSeqNr) {
+    return Long.parseLong(postgres.column("SELECT count(*) FROM event_journal WHERE persistence_id = ? "
+        + "AND sequence_number > " + afterSeqNr + " AND convert_from(event_payload, 'UTF8') LIKE ?", persistenceId,
+        "%\"kind\":\"KEPT_ALIVE\",\"node\":\"" + node + "\"%").get(0));
+  }
+
+  @Test
+  void aLoadedStoreWritesKeepAlivesNamingItsNodeAndADeposedOneNoneAfterTheTakeOver() throws Exception {
+    String type = "KeptAlive";
+    String id = ShardingPersistenceIds.coordinator(type);
+    // Lowered from 15 s, so that several keep-alives are written within the test.
+    String keepAlive = "shardkit.sharding.persistence.keep-alive-interval = 200ms";
+    ActorSystem<Void> first = storeSystem("KeepAliveFirst", keepAlive);
+    ActorSystem<Void> second = storeSystem("KeepAliveSecond", keepAlive);
+    try {
+      CoordinatorStateStore previous = store(first, type);
+      LoadedCoordinatorState before = await(previous.load());
+      storeAll(previous, before.state(), new RegionRegistered(region(first, 0)));
+      String firstNode = first.address().toString();
+      TestCluster.await(Duration.ofSeconds(30), () -> keepAlives(id, firstNode, before.term()) >= 2,
+          "the loaded store writes keep-alives while its coordinator writes nothing");
+
+      CoordinatorStateStore successor = store(second, type);
+      LoadedCoordinatorState taken = await(successor.load());
+      String secondNode = second.address().toString();
+      TestCluster.await(Duration.ofSeconds(30), () -> keepAlives(id, secondNode, taken.term()) >= 5,
+          "the successor writes keep-alives");
+      assertEquals(0, keepAlives(id, firstNode, taken.term()), "the deposed store's keep-alives are refused");
+
+      // Replay skips them: a coordinator that loads again has the state they sat among.
+      successor.close();
+      LoadedCoordinatorState again = StoreTestSupport.eventually(() -> store(second, type).load(), "the load again",
+          Duration.ofSeconds(30));
+      assertEquals(taken.state(), again.state());
+      assertEquals(Set.of(region(second, 0)), again.state().regions().keySet());
+    } finally {
+      StoreTestSupport.terminate(first);
+      StoreTestSupport.terminate(second);
+    }
+  }
+
   @Test
   void manyEventsAreOneWriteAndARetryWhoseFirstPartLandedWritesOnlyTheRest() throws Exception {
     String type = "Batched";

@@ -66,7 +66,7 @@ public final class DatabaseChecks {
       if (root.hasPath(db + ".password") && root.getString(db + ".password").isEmpty()) {
         warnings.add("The shardkit persistence store's database has an empty password (" + db + ".password) in a "
             + "cluster of several nodes (" + StartupChecks.SEED_NODES + "): whoever reaches the database can change "
-            + "where shards live. Set " + db + ".password, e.g. from the environment (password = ${?DB_PASSWORD}; "
+            + "where shards live. Set " + db + ".password, e.g. from the environment (password = ${?SHARDKIT_DB_PASSWORD}; "
             + "see docs/security.md)");
       }
     }

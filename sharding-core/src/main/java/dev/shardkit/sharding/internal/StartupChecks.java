@@ -55,7 +55,8 @@ public final class StartupChecks {
   /**
    * Whether the configuration describes a node of a cluster of more than one node: it lists more
    * than one seed node, or one seed node that is not this node itself (its host and port differ
-   * from {@code pekko.remote.artery.canonical}). A node whose only seed is itself may be the first
+   * from {@code pekko.remote.artery.canonical}; with Pekko's placeholder hostname, such as
+   * {@code <getHostAddress>}, only the port). A node whose only seed is itself may be the first
    * node of a larger cluster; the nodes that join it list it as a seed that is not themselves, so
    * they answer true. Nodes that join without seed nodes (programmatically, or through a
    * bootstrap tool) are not recognised.
@@ -71,8 +72,11 @@ public final class StartupChecks {
     Optional<URI> seed = address(seeds.get(0));
     String host = config.hasPath(CANONICAL_HOSTNAME) ? string(config, CANONICAL_HOSTNAME) : "";
     String port = config.hasPath(CANONICAL_PORT) ? string(config, CANONICAL_PORT) : "";
-    return seed.map(uri -> !(host.equalsIgnoreCase(uri.getHost()) && port.equals(String.valueOf(uri.getPort()))))
-        .orElse(true);
+    // Pekko's default hostname is a placeholder ("<getHostAddress>") filled in at start; a pure
+    // check cannot resolve it, so it matches any host and the port alone decides.
+    boolean anyHost = host.startsWith("<");
+    return seed.map(uri -> !((anyHost || host.equalsIgnoreCase(uri.getHost()))
+        && port.equals(String.valueOf(uri.getPort())))).orElse(true);
   }
 
   private static List<String> seedNodes(Config config) {

@@ -87,6 +87,19 @@ class StartupChecksTest {
   }
 
   @Test
+  void withPekkosPlaceholderHostnameTheSeedsPortDecides() {
+    // Pekko's default canonical hostname is "<getHostAddress>", filled in when the system starts.
+    assertFalse(StartupChecks.multiNode(config("""
+        pekko.remote.artery.canonical.port = 25520
+        pekko.cluster.seed-nodes = ["pekko://S@192.168.1.7:25520"]
+        """)));
+    assertTrue(StartupChecks.multiNode(config("""
+        pekko.remote.artery.canonical.port = 25521
+        pekko.cluster.seed-nodes = ["pekko://S@192.168.1.7:25520"]
+        """)));
+  }
+
+  @Test
   void aSeedThatIsNoAddressIsNotThisNode() {
     assertTrue(StartupChecks.multiNode(config("pekko.cluster.seed-nodes = [\"not an address\"]")));
   }

@@ -1,6 +1,8 @@
 package dev.shardkit.sharding;
 
 import dev.shardkit.sharding.internal.StartedType;
+import dev.shardkit.sharding.internal.StartupChecks;
+import dev.shardkit.sharding.internal.StartupWarnings;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -61,7 +63,9 @@ public final class ClusterSharding implements Extension {
   /**
    * Starts an entity type on this node and returns its region, to which envelopes can be sent.
    * Idempotent per type name: a second call returns the same region. On a node without the
-   * entity's role this starts a proxy-only region, which routes but hosts nothing.
+   * entity's role this starts a proxy-only region, which routes but hosts nothing. The first
+   * start (or {@link #startProxy}) on a node logs a warning for each unsafe setting of the node's
+   * configuration, naming it (see {@code docs/configuration.md}, "Warnings at start").
    *
    * @throws IllegalArgumentException if {@code entity} is null, or the type name was already
    *     started with another message class
@@ -123,6 +127,7 @@ public final class ClusterSharding implements Extension {
       requireSameClass(existing, typeKey);
       return existing.region().unsafeUpcast();
     }
+    StartupWarnings.get(system).warnOnce(StartupChecks.warnings(system.settings().config()));
     @SuppressWarnings("unchecked")
     MessageExtractor<Object, Object> resolved = (MessageExtractor<Object, Object>) (MessageExtractor<?, ?>) extractor
         .orElseGet(() -> (MessageExtractor<E, M>) (MessageExtractor<?, ?>) new StableHashMessageExtractor<M>(

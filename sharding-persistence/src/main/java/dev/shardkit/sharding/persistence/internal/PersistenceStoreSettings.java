@@ -2,6 +2,7 @@ package dev.shardkit.sharding.persistence.internal;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import dev.shardkit.sharding.internal.StartupWarnings;
 import java.time.Duration;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -76,7 +77,8 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
 
   /**
    * The settings of this node's stores, checked as {@code ClusterSharding.start} needs them: also
-   * that the journal's JDBC driver can be loaded ({@link #requireJdbcDriver}).
+   * that the journal's JDBC driver can be loaded ({@link #requireJdbcDriver}). Logs the warnings
+   * of {@link DatabaseChecks} once per node.
    *
    * @throws IllegalArgumentException as {@link #fromConfig} and {@link #requireJdbcDriver} do
    */
@@ -84,6 +86,7 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
     Config root = system.settings().config();
     PersistenceStoreSettings settings = fromConfig(root);
     settings.requireJdbcDriver(root, ((ExtendedActorSystem) Adapter.toClassic(system)).dynamicAccess().classLoader());
+    StartupWarnings.get(system).warnOnce(DatabaseChecks.warnings(root, settings));
     return settings;
   }
 
@@ -144,10 +147,7 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
     if (!journalIsJdbc(root)) {
       return;
     }
-    Config plugin = root.getConfig(journalPluginId);
-    String db = plugin.hasPath("use-shared-db")
-        ? "pekko-persistence-jdbc.shared-databases." + plugin.getString("use-shared-db") + ".db"
-        : journalPluginId + ".slick.db";
+    String db = databasePath(root, journalPluginId);
     if (!root.hasPath(db + ".driver")) {
       return;
     }
@@ -165,6 +165,20 @@ public record PersistenceStoreSettings(String journalPluginId, String snapshotPl
       throw new IllegalArgumentException("The JDBC driver " + driver + " of the journal of " + PATH + " (" + db
           + ".driver) is not on the classpath: " + add, e);
     }
+  }
+
+  /**
+   * Where the database settings ({@code url}, {@code driver}, {@code user}, {@code password}) of a
+   * pekko-persistence-jdbc plugin are: {@code pekko-persistence-jdbc.shared-databases.<use-shared-db>.db}
+   * for a plugin on a shared database, else the plugin's own {@code slick.db}.
+   *
+   * @param pluginId the config path of a journal or snapshot plugin of pekko-persistence-jdbc
+   */
+  static String databasePath(Config root, String pluginId) {
+    Config plugin = root.getConfig(pluginId);
+    return plugin.hasPath("use-shared-db")
+        ? "pekko-persistence-jdbc.shared-databases." + plugin.getString("use-shared-db") + ".db"
+        : pluginId + ".slick.db";
   }
 
   /**

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Leave;
 import org.junit.jupiter.api.AfterAll;
@@ -33,12 +32,7 @@ class CoordinatorMoveTest {
 
   @BeforeAll
   static void start() {
-    Recorder.reset();
-    cluster = new TestCluster("Move").startNodes(3);
-    for (ActorSystem<Void> s : cluster.systems()) {
-      ClusterSharding.get(s).start(Entity.of(KEY, Recorder::create)
-          .withSettings(ShardingSettings.create(s).withNumberOfShards(SHARDS)));
-    }
+    cluster = Recorder.startCluster("Move", 3, KEY, SHARDS);
   }
 
   @AfterAll

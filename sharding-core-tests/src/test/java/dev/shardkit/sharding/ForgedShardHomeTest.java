@@ -15,7 +15,6 @@ import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.ActorSystem;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,12 +32,7 @@ class ForgedShardHomeTest {
 
   @BeforeAll
   static void start() {
-    Recorder.reset();
-    cluster = new TestCluster("Forged").startNodes(3);
-    for (ActorSystem<Void> s : cluster.systems()) {
-      ClusterSharding.get(s).start(Entity.of(KEY, Recorder::create)
-          .withSettings(ShardingSettings.create(s).withNumberOfShards(SHARDS)));
-    }
+    cluster = Recorder.startCluster("Forged", 3, KEY, SHARDS);
   }
 
   @AfterAll

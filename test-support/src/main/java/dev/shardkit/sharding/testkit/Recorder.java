@@ -2,8 +2,10 @@ package dev.shardkit.sharding.testkit;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import dev.shardkit.sharding.ClusterSharding;
+import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.EntityContext;
 import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.ShardingSettings;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -51,6 +53,20 @@ public final class Recorder {
   public static void reset() {
     LIVE.clear();
     DOUBLE_INCARNATIONS.clear();
+  }
+
+  /**
+   * Forgets every incarnation seen so far, then starts a cluster of {@code nodes} nodes named
+   * {@code name}, each with {@code key}'s recorders in {@code numberOfShards} shards.
+   */
+  public static TestCluster startCluster(String name, int nodes, EntityTypeKey<Command> key, int numberOfShards) {
+    reset();
+    TestCluster cluster = new TestCluster(name).startNodes(nodes);
+    for (ActorSystem<Void> s : cluster.systems()) {
+      ClusterSharding.get(s).start(Entity.of(key, Recorder::create)
+          .withSettings(ShardingSettings.create(s).withNumberOfShards(numberOfShards)));
+    }
+    return cluster;
   }
 
   /** What entity {@code id} of {@code key} reports, asked from {@code from}. */

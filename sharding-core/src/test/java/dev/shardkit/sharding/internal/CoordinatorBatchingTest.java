@@ -4,70 +4,41 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
-import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.ManualStateStore.Write;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
-import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The coordinator decides while a write is in flight and stores what it decided meanwhile in one
  * write; nobody hears of a decision before it is stored.
  */
 class CoordinatorBatchingTest {
-  private static ActorTestKit testKit;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(ConfigFactory.parseString(
-        "pekko.actor.provider = cluster\npekko.remote.artery.canonical.port = 0")
-        .withFallback(ConfigFactory.load()));
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final TestRefs refs = new TestRefs();
 
   /** A coordinator that settles at once, never rebalances, and places {@code knownShards} up front. */
   private static ActorRef<Object> coordinator(String typeName, ManualStateStore store, int knownShards) {
-    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
-        .withRebalanceInterval(Duration.ofHours(1)).withHandOffTimeout(Duration.ofSeconds(10));
-    return testKit.spawn(ShardCoordinator.create(new CoordinatorSpec(typeName, settings,
-        new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), knownShards)));
-  }
-
-  /** A region (a probe) that has registered with the coordinator, its registration stored. */
-  private static TestProbe<Object> registered(ActorRef<Object> coordinator, ManualStateStore store) throws Exception {
-    TestProbe<Object> region = testKit.createTestProbe(Object.class);
-    coordinator.tell(new Register(region.ref(), Set.of()));
-    store.next().done().complete(null);
-    assertInstanceOf(RegisterAck.class, region.receiveMessage());
-    return region;
+    return refs.coordinator(typeName, store, new LeastShardAllocationStrategy(1, 20, 0.1), knownShards,
+        s -> s.withHandOffTimeout(Duration.ofSeconds(10)));
   }
 
   @Test
   void homesDecidedDuringAWriteAreStoredTogetherAndAnnouncedAfterwards() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("batching", store, 0);
-    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    TestProbe<Object> region = refs.testKit().createTestProbe(Object.class);
 
     coordinator.tell(new Register(region.ref(), Set.of()));
     Write registration = store.next();
@@ -107,7 +78,7 @@ class CoordinatorBatchingTest {
   void knownShardsArePlacedUpFrontInOneWriteSoAFirstMessageNeedsNoWrite() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("up-front", store, 100);
-    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    TestProbe<Object> region = refs.testKit().createTestProbe(Object.class);
     coordinator.tell(new Register(region.ref(), Set.of()));
     Write registration = store.next();
     assertEquals(List.of(new RegionRegistered(region.ref())), registration.events());
@@ -142,7 +113,7 @@ class CoordinatorBatchingTest {
   void messagesWithoutTheirIdsOrRefsAreDroppedAndTheCoordinatorGoesOnServing() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("guarded", store, 0);
-    TestProbe<Object> region = registered(coordinator, store);
+    TestProbe<Object> region = refs.registeredRegion(coordinator, store);
     // Locally sent (no serializer checks them): each would throw in a handler.
     coordinator.tell(new GetShardHome("a", null));
     coordinator.tell(new GetShardHome("", region.ref()));
@@ -161,11 +132,9 @@ class CoordinatorBatchingTest {
   @Test
   void beyondMaxShardsANewShardIsRefusedAndOneWithAHomeIsStillServed() throws Exception {
     ManualStateStore store = new ManualStateStore();
-    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
-        .withRebalanceInterval(Duration.ofHours(1)).withMaxShards(1);
-    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("capped", settings,
-        new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), 0)));
-    TestProbe<Object> region = registered(coordinator, store);
+    ActorRef<Object> coordinator = refs.coordinator("capped", store, new LeastShardAllocationStrategy(1, 20, 0.1), 0,
+        s -> s.withMaxShards(1));
+    TestProbe<Object> region = refs.registeredRegion(coordinator, store);
     coordinator.tell(new GetShardHome("a", region.ref()));
     store.next().done().complete(null);
     assertEquals(new ShardHome("a", region.ref(), 1), region.receiveMessage());
@@ -182,7 +151,7 @@ class CoordinatorBatchingTest {
   void aFailedWriteIsRetriedTogetherWithWhatWasDecidedMeanwhile() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("retrying", store, 0);
-    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    TestProbe<Object> region = refs.testKit().createTestProbe(Object.class);
     coordinator.tell(new Register(region.ref(), Set.of()));
     store.next().done().complete(null);
     region.expectMessageClass(RegisterAck.class);

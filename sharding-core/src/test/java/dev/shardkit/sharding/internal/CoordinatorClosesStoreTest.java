@@ -2,41 +2,24 @@ package dev.shardkit.sharding.internal;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
-import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A coordinator that stops closes its store, so a successor elsewhere is the only writer. */
 class CoordinatorClosesStoreTest {
-  private static ActorTestKit testKit;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(ConfigFactory.parseString(
-        "pekko.actor.provider = cluster\npekko.remote.artery.canonical.port = 0")
-        .withFallback(ConfigFactory.load()));
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final TestRefs refs = new TestRefs();
 
   private static final class ClosableStore implements CoordinatorStateStore {
     final CountDownLatch closed = new CountDownLatch(1);
@@ -63,11 +46,9 @@ class CoordinatorClosesStoreTest {
   }
 
   private static ActorRef<Object> coordinator(ClosableStore store) {
-    ShardingSettings settings = ShardingSettings.create(testKit.system())
+    return refs.coordinator("close-test", store, new LeastShardAllocationStrategy(1, 20, 0.1), 0, s -> s
         .withCoordinatorSettleTimeout(Duration.ofSeconds(3)).withRebalanceInterval(Duration.ofSeconds(2))
-        .withHandOffTimeout(Duration.ofSeconds(10));
-    return testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("close-test", settings,
-        new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), 0)));
+        .withHandOffTimeout(Duration.ofSeconds(10)));
   }
 
   @Test
@@ -80,7 +61,7 @@ class CoordinatorClosesStoreTest {
   @Test
   void stoppingFromOutsideClosesTheStore() throws Exception {
     ClosableStore store = new ClosableStore();
-    testKit.stop(coordinator(store));
+    refs.testKit().stop(coordinator(store));
     assertTrue(store.closed.await(5, TimeUnit.SECONDS), "store closed when the actor is stopped");
   }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import dev.shardkit.sharding.CoordinatorBacklog;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
-import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
@@ -13,9 +12,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
-import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
@@ -35,10 +32,7 @@ class CoordinatorLoadingTest {
   void requestsWaitForTheLoadOnceEachAndAFailedLoadIsTriedAgain() throws Exception {
     ActorTestKit testKit = refs.testKit();
     ManualStateStore store = new ManualStateStore(true);
-    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
-        .withRebalanceInterval(Duration.ofHours(1));
-    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("loading", settings,
-        new LeastShardAllocationStrategy(), store, Optional.empty(), 0)));
+    ActorRef<Object> coordinator = refs.coordinator("loading", store, new LeastShardAllocationStrategy(), 0, s -> s);
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
 
     store.nextLoad().completeExceptionally(new IllegalStateException("store unavailable"));
@@ -59,10 +53,8 @@ class CoordinatorLoadingTest {
     ActorTestKit testKit = refs.testKit();
     ManualStateStore store = new ManualStateStore(true);
     // A buffer size of 0 leaves the stash at its floor of 1000.
-    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
-        .withRebalanceInterval(Duration.ofHours(1)).withBufferSize(0);
-    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("stash-full", settings,
-        new LeastShardAllocationStrategy(), store, Optional.empty(), 0)));
+    ActorRef<Object> coordinator = refs.coordinator("stash-full", store, new LeastShardAllocationStrategy(), 0,
+        s -> s.withBufferSize(0));
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
     LoggingTestKit.warn("its stash of 1000 messages").withMessageContains("[stash-full]").withOccurrences(1)
         .expect(testKit.system(), () -> {

@@ -3,7 +3,6 @@ package dev.shardkit.sharding.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.CoordinatorBacklog;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
 import dev.shardkit.sharding.ShardingSettings;
@@ -21,16 +20,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The coordinator while a write does not complete (the store is slow or away) and regions keep
@@ -39,48 +35,24 @@ import org.junit.jupiter.api.Test;
  * number of times regions ask; beyond the limit requests are refused, counted and warned about once.
  */
 class CoordinatorPendingAnswersTest {
-  private static ActorTestKit testKit;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create(ConfigFactory.parseString(
-        "pekko.actor.provider = cluster\npekko.remote.artery.canonical.port = 0")
-        .withFallback(ConfigFactory.load()));
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
+  @RegisterExtension static final TestRefs refs = new TestRefs();
 
   private static ActorRef<Object> coordinator(String typeName, ManualStateStore store,
-      Function<ShardingSettings, ShardingSettings> tune) {
-    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
-        .withRebalanceInterval(Duration.ofHours(1));
-    return testKit.spawn(ShardCoordinator.create(new CoordinatorSpec(typeName, tune.apply(settings),
-        new LeastShardAllocationStrategy(1, 20, 0.1), store, Optional.empty(), 0)));
+      UnaryOperator<ShardingSettings> tune) {
+    return refs.coordinator(typeName, store, new LeastShardAllocationStrategy(1, 20, 0.1), 0, tune);
   }
 
   private static CoordinatorBacklog backlog(ActorRef<Object> coordinator) {
-    TestProbe<CoordinatorBacklog> probe = testKit.createTestProbe(CoordinatorBacklog.class);
+    TestProbe<CoordinatorBacklog> probe = refs.testKit().createTestProbe(CoordinatorBacklog.class);
     coordinator.tell(new ShardCoordinator.GetBacklog(probe.ref()));
     return probe.receiveMessage();
-  }
-
-  /** A registered region; the registration is stored. */
-  private static TestProbe<Object> region(ActorRef<Object> coordinator, ManualStateStore store) throws Exception {
-    TestProbe<Object> region = testKit.createTestProbe(Object.class);
-    coordinator.tell(new Register(region.ref(), Set.of()));
-    store.next().done().complete(null);
-    region.expectMessageClass(RegisterAck.class);
-    return region;
   }
 
   @Test
   void aStoredHomeIsAnsweredAtOnceWhileAnotherWriteIsInFlight() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("stored-at-once", store, s -> s);
-    TestProbe<Object> region = region(coordinator, store);
+    TestProbe<Object> region = refs.registeredRegion(coordinator, store);
     coordinator.tell(new GetShardHome("a", region.ref()));
     store.next().done().complete(null);
     assertEquals(new ShardHome("a", region.ref(), 1), region.receiveMessage());
@@ -98,7 +70,7 @@ class CoordinatorPendingAnswersTest {
   void aRegionRegisteringAgainWhileItsRegistrationIsNotStoredIsAcknowledgedOnce() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("registering-again", store, s -> s);
-    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    TestProbe<Object> region = refs.testKit().createTestProbe(Object.class);
     coordinator.tell(new Register(region.ref(), Set.of()));
     Write registration = store.next();
     // The region's retry ticks while the store does not answer.
@@ -121,8 +93,8 @@ class CoordinatorPendingAnswersTest {
   void regionsAskingAgainDuringAWriteWaitOnceAndAreAnsweredOnce() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("asking-again", store, s -> s);
-    TestProbe<Object> r1 = region(coordinator, store);
-    TestProbe<Object> r2 = region(coordinator, store);
+    TestProbe<Object> r1 = refs.registeredRegion(coordinator, store);
+    TestProbe<Object> r2 = refs.registeredRegion(coordinator, store);
 
     coordinator.tell(new GetShardHome("new", r1.ref()));
     Write allocation = store.next();
@@ -149,14 +121,14 @@ class CoordinatorPendingAnswersTest {
   void beyondTheLimitRequestsAreRefusedWithOneWarningAndAskedAgainLater() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("limited", store, s -> s.withCoordinatorPendingAnswersLimit(3));
-    TestProbe<Object> region = region(coordinator, store);
+    TestProbe<Object> region = refs.registeredRegion(coordinator, store);
     coordinator.tell(new GetShardHome("s0", region.ref()));
     Write first = store.next();
     for (int i = 1; i <= 5; i++) {
       coordinator.tell(new GetShardHome("s" + i, region.ref()));
     }
     LoggingTestKit.warn("coordinator-pending-answers-limit").withMessageContains("[limited]")
-        .withMessageContains("3 answers").withOccurrences(1).expect(testKit.system(), () -> {
+        .withMessageContains("3 answers").withOccurrences(1).expect(refs.testKit().system(), () -> {
           // s1..s5 are decided, in the write after s0's: asked again, three may wait.
           for (int tick = 0; tick < 20; tick++) {
             for (int i = 1; i <= 5; i++) {
@@ -188,9 +160,9 @@ class CoordinatorPendingAnswersTest {
   void aPendingAnswerWhoseShardBeganAHandOffMeanwhileIsNotSent() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("handed-off", store, s -> s);
-    TestProbe<Object> r1 = region(coordinator, store);
+    TestProbe<Object> r1 = refs.registeredRegion(coordinator, store);
     // A proxy, so that it is told of hand-offs.
-    TestProbe<Object> r2 = testKit.createTestProbe(Object.class);
+    TestProbe<Object> r2 = refs.testKit().createTestProbe(Object.class);
     coordinator.tell(new RegisterProxy(r2.ref()));
     store.next().done().complete(null);
     r2.expectMessageClass(RegisterAck.class);
@@ -198,7 +170,7 @@ class CoordinatorPendingAnswersTest {
     Write allocation = store.next();
     coordinator.tell(new GetShardHome("x", r2.ref()));
     // Decided after the pending answer: its answering waits for the write after the allocation.
-    TestProbe<Object> r3 = testKit.createTestProbe(Object.class);
+    TestProbe<Object> r3 = refs.testKit().createTestProbe(Object.class);
     coordinator.tell(new Register(r3.ref(), Set.of()));
     allocation.done().complete(null);
     assertEquals(new ShardHome("x", r1.ref(), 1), r1.receiveMessage());

@@ -3,12 +3,10 @@ package dev.shardkit.sharding.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
 import dev.shardkit.sharding.RegionInfo;
 import dev.shardkit.sharding.ShardAllocation;
 import dev.shardkit.sharding.ShardAllocationStrategy;
-import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.ManualStateStore.Write;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
@@ -22,19 +20,17 @@ import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A coordinator that fails starts again in place and reloads its state from the same store; the
@@ -42,26 +38,18 @@ import org.junit.jupiter.api.Test;
  * new incarnation's write, so nothing is announced before the store holds it.
  */
 class CoordinatorRestartTest {
-  private static ActorTestKit testKit;
+  @RegisterExtension static final TestRefs refs = new TestRefs();
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create(ConfigFactory.parseString(
-        "pekko.actor.provider = cluster\npekko.remote.artery.canonical.port = 0")
-        .withFallback(ConfigFactory.load()));
     // A member: the reloaded state's region must be on a node that has not left the cluster.
-    Cluster cluster = Cluster.get(testKit.system());
+    Cluster cluster = Cluster.get(refs.testKit().system());
     cluster.manager().tell(new Join(cluster.selfMember().address()));
-    TestProbe<Object> probe = testKit.createTestProbe();
+    TestProbe<Object> probe = refs.testKit().createTestProbe();
     probe.awaitAssert(Duration.ofSeconds(10), () -> {
       assertEquals(MemberStatus.up(), cluster.selfMember().status());
       return null;
     });
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
   }
 
   /** The default strategy, except that placing shard "boom" throws an undeclared checked exception. */
@@ -84,18 +72,15 @@ class CoordinatorRestartTest {
 
   /** A coordinator that settles at once, never rebalances, and restarts 100 ms after a failure. */
   private static ActorRef<Object> coordinator(String typeName, CoordinatorStateStore store) {
-    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
-        .withRebalanceInterval(Duration.ofHours(1))
-        .withCoordinatorFailureBackoff(Duration.ofMillis(100), Duration.ofMillis(100));
-    return testKit.spawn(ShardCoordinator.create(new CoordinatorSpec(typeName, settings, new BoomStrategy(), store,
-        Optional.empty(), 0)));
+    return refs.coordinator(typeName, store, new BoomStrategy(), 0,
+        s -> s.withCoordinatorFailureBackoff(Duration.ofMillis(100), Duration.ofMillis(100)));
   }
 
   @Test
   void aRestartedCoordinatorReloadsAndIgnoresTheLateAnswerToItsPredecessorsWrite() throws Exception {
     ManualStateStore store = new ManualStateStore(true);
     ActorRef<Object> coordinator = coordinator("restarting", store);
-    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    TestProbe<Object> region = refs.testKit().createTestProbe(Object.class);
     store.nextLoad().complete(CoordinatorState.empty());
     coordinator.tell(new Register(region.ref(), Set.of()));
     Write registration = store.completeNext();
@@ -145,7 +130,7 @@ class CoordinatorRestartTest {
       }
     };
     ActorRef<Object> coordinator = coordinator("load-fails", store);
-    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    TestProbe<Object> region = refs.testKit().createTestProbe(Object.class);
     // Sent while it fails and waits to start again: kept for the next incarnation.
     coordinator.tell(new Register(region.ref(), Set.of()));
     manual.nextLoad().complete(CoordinatorState.empty());

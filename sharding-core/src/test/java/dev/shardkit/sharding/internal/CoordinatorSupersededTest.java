@@ -3,7 +3,6 @@ package dev.shardkit.sharding.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
-import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
@@ -12,9 +11,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateSupersededException;
-import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -34,10 +31,7 @@ class CoordinatorSupersededTest {
   void aSupersededWriteIsNotRetriedAndTheCoordinatorLoadsAgainUnderANewTerm() throws Exception {
     ActorTestKit testKit = refs.testKit();
     ManualStateStore store = new ManualStateStore(true);
-    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
-        .withRebalanceInterval(Duration.ofHours(1));
-    ActorRef<Object> coordinator = testKit.spawn(ShardCoordinator.create(new CoordinatorSpec("superseded", settings,
-        new LeastShardAllocationStrategy(), store, Optional.empty(), 0)));
+    ActorRef<Object> coordinator = refs.coordinator("superseded", store, new LeastShardAllocationStrategy(), 0, s -> s);
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
 
     store.nextLoad().complete(CoordinatorState.empty());

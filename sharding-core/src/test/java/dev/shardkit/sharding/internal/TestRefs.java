@@ -1,13 +1,20 @@
 package dev.shardkit.sharding.internal;
 
 import com.typesafe.config.ConfigFactory;
+import dev.shardkit.sharding.ShardAllocationStrategy;
+import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.internal.MemberSnapshot.Node;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
+import dev.shardkit.sharding.spi.CoordinatorStateStore;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.cluster.MemberStatus;
@@ -38,6 +45,28 @@ final class TestRefs implements BeforeAllCallback, AfterAllCallback {
   /** The test kit of the actor system, for tests that also run actors. */
   ActorTestKit testKit() {
     return testKit;
+  }
+
+  /**
+   * A coordinator of {@code typeName} on {@code store} that places {@code knownShards} up front,
+   * with settings that {@code tune} makes of these: it settles at once and rebalances only when
+   * the test says so.
+   */
+  ActorRef<Object> coordinator(String typeName, CoordinatorStateStore store, ShardAllocationStrategy strategy,
+      int knownShards, UnaryOperator<ShardingSettings> tune) {
+    ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
+        .withRebalanceInterval(Duration.ofHours(1));
+    return testKit.spawn(ShardCoordinator.create(new CoordinatorSpec(typeName, tune.apply(settings), strategy, store,
+        Optional.empty(), knownShards)));
+  }
+
+  /** A region (a probe) that has registered with {@code coordinator}, its registration stored. */
+  TestProbe<Object> registeredRegion(ActorRef<Object> coordinator, ManualStateStore store) throws Exception {
+    TestProbe<Object> region = testKit.createTestProbe(Object.class);
+    coordinator.tell(new ShardingProtocol.Register(region.ref(), Set.of()));
+    store.next().done().complete(null);
+    region.expectMessageClass(ShardingProtocol.RegisterAck.class);
+    return region;
   }
 
   /** The region of the test node with this number. */

@@ -106,12 +106,7 @@ class MutualTlsTest {
   }
 
   static boolean spread(ClusterShardingStats stats, int regions) {
-    if (stats.regions().size() != regions || stats.shardCount() != SHARDS) {
-      return false;
-    }
-    int min = stats.regions().values().stream().mapToInt(Map::size).min().orElse(0);
-    int max = stats.regions().values().stream().mapToInt(Map::size).max().orElse(0);
-    return max - min <= 1;
+    return RebalanceTest.evenlySpread(stats, regions, SHARDS);
   }
 
   @Test

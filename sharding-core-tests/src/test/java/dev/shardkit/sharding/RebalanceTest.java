@@ -60,7 +60,12 @@ class RebalanceTest {
   static boolean balanced(ClusterShardingStats stats, int regions) {
     lastSeen = "regions=" + stats.regions().size() + " failed=" + stats.failedRegions() + " shards="
         + stats.regions().values().stream().map(Map::size).toList();
-    if (stats.regions().size() != regions || stats.shardCount() != SHARDS) {
+    return evenlySpread(stats, regions, SHARDS);
+  }
+
+  /** All {@code shards} shards live in {@code regions} regions, whose counts differ by at most one. */
+  static boolean evenlySpread(ClusterShardingStats stats, int regions, int shards) {
+    if (stats.regions().size() != regions || stats.shardCount() != shards) {
       return false;
     }
     int min = stats.regions().values().stream().mapToInt(Map::size).min().orElse(0);

@@ -198,7 +198,7 @@ public final class Rebalance implements Workload {
   }
 
   /** One entity id for each shard, by the library's own extractor. */
-  private static List<String> onePerShard(Subject.Node node, int shards) {
+  static List<String> onePerShard(Subject.Node node, int shards) {
     Map<String, String> byShard = new HashMap<>();
     for (int n = 0; byShard.size() < shards; n++) {
       if (n > shards * 1000) {
@@ -211,7 +211,7 @@ public final class Rebalance implements Workload {
   }
 
   /** Each node's number of hosted shards; -1 for a node that did not answer in time. */
-  private static List<Integer> shardCounts(List<Subject.Node> nodes) {
+  static List<Integer> shardCounts(List<Subject.Node> nodes) {
     List<CompletableFuture<Set<String>>> asks = new ArrayList<>();
     for (Subject.Node n : nodes) {
       asks.add(n.localShards(Duration.ofSeconds(2)).toCompletableFuture());
@@ -227,7 +227,7 @@ public final class Rebalance implements Workload {
     return counts;
   }
 
-  private static int total(List<Integer> counts) {
+  static int total(List<Integer> counts) {
     return counts.contains(-1) ? -1 : counts.stream().mapToInt(Integer::intValue).sum();
   }
 

@@ -1,6 +1,7 @@
 package dev.shardkit.benchmarks.workloads;
 
 import java.util.List;
+import java.util.Set;
 
 /** Every workload of the suite, in report order. */
 public final class Workloads {
@@ -8,7 +9,19 @@ public final class Workloads {
 
   public static List<Workload> all() {
     return List.of(new LocalThroughput(), new RemoteThroughput(), new FirstMessageLatency(), new Rebalance(),
-        new MemoryPerEntity(), new RememberEntitiesRecovery());
+        new LatencyDuringMoves(), new MemoryPerEntity(), new RememberEntitiesRecovery());
+  }
+
+  /**
+   * The figures of a workload that swing between runs (throughput, by up to 3× on a shared
+   * machine), for which the full suite adds rounds until they settle; empty for the others.
+   */
+  public static Set<String> swinging(Workload w) {
+    return switch (w.id()) {
+      case "local" -> Set.of("entity_ref_mmps", "region_mmps");
+      case "remote" -> Set.of("kmps", "burst_kmps");
+      default -> Set.of();
+    };
   }
 
   /**

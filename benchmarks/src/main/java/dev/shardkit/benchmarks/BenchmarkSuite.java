@@ -6,6 +6,7 @@ import dev.shardkit.benchmarks.harness.JfrSummary;
 import dev.shardkit.benchmarks.harness.MachineInfo;
 import dev.shardkit.benchmarks.harness.Report;
 import dev.shardkit.benchmarks.harness.Row;
+import dev.shardkit.benchmarks.harness.RoundsUntilStable;
 import dev.shardkit.benchmarks.harness.RunMain;
 import dev.shardkit.benchmarks.harness.RunResult;
 import dev.shardkit.benchmarks.harness.RunSpec;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -83,19 +85,34 @@ public final class BenchmarkSuite {
     List<Report.Section> sections = new ArrayList<>();
     for (Workload w : workloads) {
       List<RunResult> results = new ArrayList<>();
-      for (RunSpec spec : w.plan(scale)) {
-        done++;
-        out.printf(Locale.ROOT, "[%d/%d] %s %s ... ", done, total, spec, spec.params());
-        out.flush();
-        long t0 = System.nanoTime();
-        RunResult r = execute(w, spec, options.work(), options.jfr());
-        results.add(r);
-        out.printf(Locale.ROOT, "%.1f s: %s%n", (System.nanoTime() - t0) / 1e9,
-            r.succeeded() ? format(r.values()) : "FAILED " + r.error().get());
+      Set<String> swinging = options.quick() ? Set.of() : Workloads.swinging(w);
+      int rounds = 0;
+      RoundsUntilStable.Spread spread = new RoundsUntilStable.Spread(1.0, "");
+      // Rounds one at a time: a workload's plan for n rounds is its plan for n - 1 and round n.
+      while (rounds < scale.rounds() || !swinging.isEmpty() && RoundsUntilStable.another(rounds, scale.rounds(),
+          spread)) {
+        rounds++;
+        int round = rounds;
+        for (RunSpec spec : w.plan(new Scale(scale.quick(), round)).stream().filter(s -> s.round() == round)
+            .toList()) {
+          done++;
+          out.printf(Locale.ROOT, "[%d/%d] %s %s ... ", done, Math.max(done, total), spec, spec.params());
+          out.flush();
+          long t0 = System.nanoTime();
+          RunResult r = execute(w, spec, options.work(), options.jfr());
+          results.add(r);
+          out.printf(Locale.ROOT, "%.1f s: %s%n", (System.nanoTime() - t0) / 1e9,
+              r.succeeded() ? format(r.values()) : "FAILED " + r.error().get());
+        }
+        spread = RoundsUntilStable.spread(results, swinging);
+      }
+      String roundsText = swinging.isEmpty() ? "" : spread.describe(rounds);
+      if (!roundsText.isEmpty()) {
+        out.println(w.title() + ": " + roundsText);
       }
       List<String> failures = results.stream().filter(r -> !r.succeeded())
           .map(r -> r.spec() + ": " + r.error().get()).toList();
-      sections.add(new Report.Section(w.title(), w.method(scale), w.summarize(results), failures));
+      sections.add(new Report.Section(w.title(), w.method(scale), w.summarize(results), failures, roundsText));
     }
     List<Report.Micro> micro = new ArrayList<>();
     String microError = null;

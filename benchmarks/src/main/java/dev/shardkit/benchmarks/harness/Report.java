@@ -21,8 +21,17 @@ public final class Report {
   public static final String BEGIN = "<!-- BEGIN GENERATED RESULTS: BenchmarkSuite rewrites everything up to the END marker -->";
   public static final String END = "<!-- END GENERATED RESULTS -->";
 
-  /** One workload's part of the report. */
-  public record Section(String title, String method, List<Row> rows, List<String> failures) {}
+  /**
+   * One workload's part of the report.
+   *
+   * @param rounds how many rounds ran and, for swinging figures, how far apart their rounds were
+   *     (see {@link RoundsUntilStable}); empty when there is nothing to say
+   */
+  public record Section(String title, String method, List<Row> rows, List<String> failures, String rounds) {
+    public Section(String title, String method, List<Row> rows, List<String> failures) {
+      this(title, method, rows, failures, "");
+    }
+  }
 
   /** One micro-benchmark's line. */
   public record Micro(String benchmark, String score, String unit) {}
@@ -71,6 +80,12 @@ public final class Report {
             + " shardkit's median over Pekko's, from the same suite run; \"per round\" lists the ratio within each"
             + " round (both libraries run back to back in that round, alternating which goes first).\n\n");
     sb.append(table(rows(suite))).append("\n");
+    for (Section s : suite.sections()) {
+      if (!s.rounds().isEmpty()) {
+        sb.append("- ").append(s.title()).append(": ").append(s.rounds()).append('\n');
+      }
+    }
+    sb.append('\n');
     sb.append("![shardkit's advantage over Pekko's sharding per figure](").append(chartFile).append(")\n\n");
     sb.append("### Machine\n\n");
     suite.machine().forEach((k, v) -> sb.append("- ").append(k).append(": ").append(v).append('\n'));

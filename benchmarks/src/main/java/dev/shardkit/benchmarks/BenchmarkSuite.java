@@ -55,6 +55,7 @@ public final class BenchmarkSuite {
     Report.Suite suite = run(options, command, System.out);
     System.out.println();
     System.out.println(Report.table(Report.rows(suite)));
+    System.out.println(Report.targetTable(suite));
     if (options.docs().isPresent()) {
       Path doc = write(suite, options.docs().get());
       System.out.println("Wrote " + doc + " and " + doc.resolveSibling(CHART));

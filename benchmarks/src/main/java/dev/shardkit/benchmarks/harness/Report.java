@@ -67,6 +67,11 @@ public final class Report {
     return sb.toString();
   }
 
+  /** The issue's targets, each met or not met in this run. */
+  public static String targetTable(Suite suite) {
+    return Targets.table(Targets.judge(Targets.issue17(), rows(suite), suite.micro()));
+  }
+
   /** The generated block of {@code docs/performance.md}, markers included. */
   public static String generatedBlock(Suite suite, String chartFile) {
     StringBuilder sb = new StringBuilder();
@@ -87,6 +92,10 @@ public final class Report {
     }
     sb.append('\n');
     sb.append("![shardkit's advantage over Pekko's sharding per figure](").append(chartFile).append(")\n\n");
+    sb.append("### Targets\n\n");
+    sb.append("Every target of the issue, judged from this run's medians (a target whose figures the run did not"
+        + " produce is not measured, never met):\n\n");
+    sb.append(targetTable(suite)).append('\n');
     sb.append("### Machine\n\n");
     suite.machine().forEach((k, v) -> sb.append("- ").append(k).append(": ").append(v).append('\n'));
     sb.append("- load average (1, 5, 15 min) at the start: ").append(suite.loadBefore()).append("; at the end: ")

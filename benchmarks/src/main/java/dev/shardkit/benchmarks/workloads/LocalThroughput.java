@@ -143,7 +143,7 @@ public final class LocalThroughput implements Workload {
     List<Row> rows = new ArrayList<>();
     rows.add(Row.compare(w, "`EntityRef.tell`", "M msg/s", 3, Row.Better.HIGHER,
         Results.series(results, "shardkit", "entity_ref_mmps"), Results.series(results, "pekko", "entity_ref_mmps"),
-        2.5));
+        3.0));
     rows.add(Row.compare(w, "region tell (envelope)", "M msg/s", 3, Row.Better.HIGHER,
         Results.series(results, "shardkit", "region_mmps"), Results.series(results, "pekko", "region_mmps"), 2.5));
     Map<Integer, Double> plain = Results.series(results, "plain", "tell_mmps");

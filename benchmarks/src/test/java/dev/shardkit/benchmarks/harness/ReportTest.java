@@ -42,6 +42,22 @@ class ReportTest {
   }
 
   @Test
+  void theBlockMarksEveryIssueTargetAndSaysHowManyRoundsASwingingFigureTook() {
+    Row row = Row.compare("Local routed throughput", "`EntityRef.tell`", "M msg/s", 2, Row.Better.HIGHER,
+        Map.of(1, 3.0), Map.of(1, 1.0), 3.0);
+    Report.Suite s = suite();
+    Report.Suite withRounds = new Report.Suite(false, 3, List.of(new Report.Section("Local routed throughput",
+        "How it runs.", List.of(row), List.of(), "4 round(s); spread of the same-round ratios 1.10×")), s.micro(),
+        s.microSettings(), null, s.machine(), s.loadBefore(), s.loadAfter(), s.elapsed(), s.command(), s.finished());
+    String block = Report.generatedBlock(withRounds, "performance.png");
+    assertTrue(block.contains("- Local routed throughput: 4 round(s); spread of the same-round ratios 1.10×"), block);
+    assertTrue(block.contains("| local `EntityRef.tell` | ≥ 3× | 3.00× | met |"), block);
+    assertTrue(block.contains("| remote `EntityRef.tell` | ≥ 1.5× | not measured in this run | no data |"), block);
+    assertEquals(Targets.issue17().size(), block.lines().filter(l -> l.endsWith("| met |")
+        || l.endsWith("| **not met** |") || l.endsWith("| no data |")).count() - 1, block);
+  }
+
+  @Test
   void aMissingDocumentIsCreatedAndTheChartIsAPng(@TempDir Path dir) throws Exception {
     Path doc = dir.resolve("performance.md");
     Report.updateDocument(doc, Report.generatedBlock(suite(), "performance.png"));

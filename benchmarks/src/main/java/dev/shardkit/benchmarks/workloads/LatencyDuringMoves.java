@@ -35,6 +35,9 @@ public final class LatencyDuringMoves implements Workload {
    */
   static final String PEKKO_TUNED = Rebalance.TUNED + "\npekko.cluster.sharding.rebalance-interval = 2 s";
 
+  /** The figure of the lost-message row. */
+  public static final String LOST = "messages lost while shards moved";
+
   /** Rounds run at most: two of each library keep this workload near two minutes of suite time. */
   static final int MAX_ROUNDS = 2;
 
@@ -274,7 +277,7 @@ public final class LatencyDuringMoves implements Workload {
               Results.series(results, "shardkit", finished).isEmpty() ? Row.Verdict.NO_DATA : Row.Verdict.NO_TARGET));
     }
     Map<Integer, Double> skLost = Results.series(results, "shardkit", "lost");
-    rows.add(Row.absolute(w, "messages lost", "", 0, skLost, Results.series(results, "pekko", "lost"), "0",
+    rows.add(Row.absolute(w, LOST, "", 0, skLost, Results.series(results, "pekko", "lost"), "0",
         skLost.isEmpty() ? null : skLost.values().stream().allMatch(v -> v == 0)));
     return rows;
   }

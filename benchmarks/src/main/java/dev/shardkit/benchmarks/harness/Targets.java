@@ -36,9 +36,11 @@ public final class Targets {
    * @param benchmarkPrefix the JMH benchmarks it is judged on ({@code Class.method} prefix); null
    *     for a row target
    * @param bound the bound: a ratio, a value in the row's unit, or microseconds for JMH
+   * @param benchmarkParam for a benchmark run with {@code @Param}s, the parameter value the target
+   *     is stated at ({@code shards=10000}); its scores at other values are not judged
    */
   public record Target(String figure, String target, Predicate<Row> rows, Check check, String benchmarkPrefix,
-      double bound) {}
+      double bound, String benchmarkParam) {}
 
   /** One target's outcome. */
   public record Outcome(String figure, String target, String measured, Row.Verdict verdict) {}
@@ -48,11 +50,12 @@ public final class Targets {
   }
 
   private static Target ofRows(String figure, String target, Predicate<Row> rows, Check check, double bound) {
-    return new Target(figure, target, rows, check, null, bound);
+    return new Target(figure, target, rows, check, null, bound, null);
   }
 
-  private static Target ofMicro(String figure, String target, String benchmarkPrefix, double maxMicros) {
-    return new Target(figure, target, null, null, benchmarkPrefix, maxMicros);
+  private static Target ofMicro(String figure, String target, String benchmarkPrefix, String param,
+      double maxMicros) {
+    return new Target(figure, target, null, null, benchmarkPrefix, maxMicros, param);
   }
 
   /** The targets table of issue 17, in its order. */
@@ -80,9 +83,9 @@ public final class Targets {
         ofRows("remote `EntityRef.tell`", "≥ 1.5×", row("Remote routed throughput", "`EntityRef.tell` to another node"),
             Check.RATIO_AT_LEAST, 1.5),
         ofMicro("one home change in the routing table, 10 000 shards (JMH)", "≤ 5 µs",
-            "RoutingTableBenchmark.withOneHomeChanged", 5),
+            "RoutingTableBenchmark.withOneHomeChanged", "shards=10000", 5),
         ofMicro("one coordinator event applied, 100 000 shards × 1 000 regions (JMH)", "≤ 10 µs",
-            "CoordinatorStateBenchmark.", 10),
+            "CoordinatorStateBenchmark.", "shards=100000", 10),
         ofRows("placing 100 000 shards up front", "≤ 1 s, one store write, no heartbeat warning",
             r -> r.workload().toLowerCase(Locale.ROOT).contains("up front"), null, Double.NaN),
         ofRows("p99 while shards move / steady-state p99 (join and leave)", "≤ 2×",
@@ -146,7 +149,9 @@ public final class Targets {
   }
 
   private static Outcome judgeMicro(Target t, List<Report.Micro> micro) {
-    List<Report.Micro> matched = micro.stream().filter(m -> m.benchmark().startsWith(t.benchmarkPrefix())).toList();
+    List<Report.Micro> matched = micro.stream().filter(m -> m.benchmark().startsWith(t.benchmarkPrefix())
+        && (!m.benchmark().contains(" [") || m.benchmark().matches(".*[\\[ ]" + t.benchmarkParam() + "[,\\]].*")))
+        .toList();
     if (matched.isEmpty()) {
       return new Outcome(t.figure(), t.target(), "not measured in this run", Row.Verdict.NO_DATA);
     }

@@ -8,7 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Runs the JMH benchmarks of this package in a JVM of their own (JMH forks further JVMs from it,
+ * Runs the JMH benchmarks of this package (every class with a {@code @Benchmark} method in it: a
+ * new benchmark needs no registration) in a JVM of their own (JMH forks further JVMs from it,
  * with the right class path, which it would not have under {@code mvn exec:java}).
  */
 public final class MicroBenchmarks {
@@ -51,15 +52,29 @@ public final class MicroBenchmarks {
     return parse(Files.readAllLines(csv));
   }
 
-  /** Reads JMH's CSV result file: a header, then one quoted row per benchmark. */
+  /**
+   * Reads JMH's CSV result file: a header, then one quoted row per benchmark and parameter set. A
+   * benchmark with {@code @Param}s is named with their values ({@code Class.method [shards=10000]}),
+   * so that each of its rows, and the targets judged on them, can be told apart.
+   */
   static List<Score> parse(List<String> lines) {
     List<Score> scores = new ArrayList<>();
+    List<String> header = lines.isEmpty() ? List.of() : csvFields(lines.get(0));
     for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
       if (line.isBlank()) {
         continue;
       }
       List<String> f = csvFields(line);
       String name = f.get(0).substring(f.get(0).lastIndexOf('.', f.get(0).lastIndexOf('.') - 1) + 1);
+      List<String> params = new ArrayList<>();
+      for (int i = 7; i < Math.min(f.size(), header.size()); i++) {
+        if (header.get(i).startsWith("Param: ") && !f.get(i).isEmpty()) {
+          params.add(header.get(i).substring("Param: ".length()) + "=" + f.get(i));
+        }
+      }
+      if (!params.isEmpty()) {
+        name += " [" + String.join(", ", params) + "]";
+      }
       double error = f.get(5).isEmpty() || f.get(5).equals("NaN") ? Double.NaN : Double.parseDouble(f.get(5));
       scores.add(new Score(name, f.get(1), Double.parseDouble(f.get(4)), error, f.get(6)));
     }

@@ -61,4 +61,15 @@ class TargetsTest {
     assertEquals(Row.Verdict.NOT_MET, o.verdict());
     assertEquals("190.606 µs", o.measured());
   }
+
+  @Test
+  void aParameterizedBenchmarkIsJudgedOnlyAtTheSizeTheTargetNames() {
+    String routing = "one home change in the routing table, 10 000 shards (JMH)";
+    List<Report.Micro> scores = List.of(
+        new Report.Micro("RoutingTableBenchmark.withOneHomeChanged [shards=10000]", "4.000", "us/op"),
+        new Report.Micro("RoutingTableBenchmark.withOneHomeChanged [shards=100000]", "40.000", "us/op"));
+    Targets.Outcome o = outcome(List.of(), scores, routing);
+    assertEquals(Row.Verdict.MET, o.verdict());
+    assertEquals("4.000 µs", o.measured());
+  }
 }

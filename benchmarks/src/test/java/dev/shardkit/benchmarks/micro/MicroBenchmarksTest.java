@@ -17,4 +17,14 @@ class MicroBenchmarksTest {
     assertEquals("AllocationBenchmark.rebalanceAfterJoin", scores.get(1).benchmark());
     assertEquals(Double.NaN, scores.get(1).error());
   }
+
+  @Test
+  void namesABenchmarkWithItsParameters() {
+    List<MicroBenchmarks.Score> scores = MicroBenchmarks.parse(List.of(
+        "\"Benchmark\",\"Mode\",\"Threads\",\"Samples\",\"Score\",\"Score Error (99.9%)\",\"Unit\",\"Param: shards\"",
+        "\"dev.shardkit.benchmarks.micro.RoutingTableBenchmark.withOneHomeChanged\",\"avgt\",1,3,2.5,0.1,\"us/op\",10000",
+        "\"dev.shardkit.benchmarks.micro.ExtractorBenchmark.stableHash\",\"avgt\",1,3,21.5,0.75,\"ns/op\","));
+    assertEquals("RoutingTableBenchmark.withOneHomeChanged [shards=10000]", scores.get(0).benchmark());
+    assertEquals("ExtractorBenchmark.stableHash", scores.get(1).benchmark());
+  }
 }

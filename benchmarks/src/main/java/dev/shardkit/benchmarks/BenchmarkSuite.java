@@ -82,32 +82,22 @@ public final class BenchmarkSuite {
     Files.createDirectories(options.work());
     List<Workload> workloads = Workloads.all().stream().filter(w -> options.runs(w.id())).toList();
     int total = workloads.stream().mapToInt(w -> w.plan(scale).size()).sum();
-    int done = 0;
+    int[] done = {0};
     List<Report.Section> sections = new ArrayList<>();
     for (Workload w : workloads) {
-      List<RunResult> results = new ArrayList<>();
       Set<String> swinging = options.quick() ? Set.of() : Workloads.swinging(w);
-      int rounds = 0;
-      RoundsUntilStable.Spread spread = new RoundsUntilStable.Spread(1.0, "");
-      // Rounds one at a time: a workload's plan for n rounds is its plan for n - 1 and round n.
-      while (rounds < scale.rounds() || !swinging.isEmpty() && RoundsUntilStable.another(rounds, scale.rounds(),
-          spread)) {
-        rounds++;
-        int round = rounds;
-        for (RunSpec spec : w.plan(new Scale(scale.quick(), round)).stream().filter(s -> s.round() == round)
-            .toList()) {
-          done++;
-          out.printf(Locale.ROOT, "[%d/%d] %s %s ... ", done, Math.max(done, total), spec, spec.params());
-          out.flush();
-          long t0 = System.nanoTime();
-          RunResult r = execute(w, spec, options.work(), options.jfr());
-          results.add(r);
-          out.printf(Locale.ROOT, "%.1f s: %s%n", (System.nanoTime() - t0) / 1e9,
-              r.succeeded() ? format(r.values()) : "FAILED " + r.error().get());
-        }
-        spread = RoundsUntilStable.spread(results, swinging);
-      }
-      String roundsText = swinging.isEmpty() ? "" : spread.describe(rounds);
+      RoundsUntilStable.Rounds ran = RoundsUntilStable.run(w::plan, scale, swinging, spec -> {
+        done[0]++;
+        out.printf(Locale.ROOT, "[%d/%d] %s %s ... ", done[0], Math.max(done[0], total), spec, spec.params());
+        out.flush();
+        long t0 = System.nanoTime();
+        RunResult r = execute(w, spec, options.work(), options.jfr());
+        out.printf(Locale.ROOT, "%.1f s: %s%n", (System.nanoTime() - t0) / 1e9,
+            r.succeeded() ? format(r.values()) : "FAILED " + r.error().get());
+        return r;
+      });
+      List<RunResult> results = ran.results();
+      String roundsText = swinging.isEmpty() ? "" : ran.spread().describe(ran.rounds());
       if (!roundsText.isEmpty()) {
         out.println(w.title() + ": " + roundsText);
       }

@@ -27,9 +27,10 @@ class RoundsUntilStableTest {
     results.addAll(round(1, "", 3.0, 1.0));
     results.addAll(round(2, "", 2.0, 1.0));
     results.addAll(round(3, "", 5.0, 2.0));
-    RoundsUntilStable.Spread s = RoundsUntilStable.spread(results, FIGURES);
+    RoundsUntilStable.Spread s = RoundsUntilStable.spread(results, FIGURES, 3);
     assertEquals(1.5, s.value(), 1e-9);
     assertEquals("mmps", s.figure());
+    assertEquals(1.25, RoundsUntilStable.spread(results, FIGURES, 2).value(), 1e-9, "only the latest two rounds");
   }
 
   @Test
@@ -40,7 +41,7 @@ class RoundsUntilStableTest {
     results.addAll(round(2, "a", 4.0, 2.0));
     results.addAll(round(1, "b", 1.0, 1.0));
     results.addAll(round(2, "b", 1.1, 1.0));
-    RoundsUntilStable.Spread s = RoundsUntilStable.spread(results, FIGURES);
+    RoundsUntilStable.Spread s = RoundsUntilStable.spread(results, FIGURES, 2);
     assertEquals(1.1, s.value(), 1e-9);
     assertEquals("b/mmps", s.figure());
   }
@@ -50,7 +51,7 @@ class RoundsUntilStableTest {
     List<RunResult> results = new ArrayList<>(round(1, "", 2.0, 1.0));
     results.addAll(round(2, "", 0.0, 1.0));
     results.add(RunResult.failed(new RunSpec("local", "shardkit", 3, Map.of()), "boom"));
-    assertEquals(1.0, RoundsUntilStable.spread(results, FIGURES).value());
+    assertEquals(1.0, RoundsUntilStable.spread(results, FIGURES, 3).value());
   }
 
   @Test
@@ -81,5 +82,31 @@ class RoundsUntilStableTest {
   void rejectsConfiguredRoundsBelowOne() {
     assertThrows(IllegalArgumentException.class,
         () -> RoundsUntilStable.another(0, 0, new RoundsUntilStable.Spread(1.0, "")));
+  }
+
+  /** Runs the rule over a workload whose round r has shardkit / Pekko = ratios[r - 1]. */
+  private static RoundsUntilStable.Rounds runWith(int configured, Set<String> swinging, double... ratios) {
+    return RoundsUntilStable.run(scale -> Results.alternate("local", scale.rounds(), List.of("shardkit", "pekko"),
+        Map.of()), new Scale(false, configured), swinging, spec -> RunResult.ok(spec, Map.of("mmps",
+            spec.variant().equals("pekko") ? 1.0 : ratios[spec.round() - 1])));
+  }
+
+  @Test
+  void runStopsAtTheFirstRoundWhoseRatiosAgree() {
+    RoundsUntilStable.Rounds r = runWith(3, FIGURES, 1.0, 1.5, 1.2, 1.3, 1.25, 9.0, 9.0);
+    // The latest three are 1.5× apart after three rounds, 1.25× after four; five is the limit.
+    assertEquals(5, r.rounds());
+    assertEquals(10, r.results().size(), "each round runs both libraries once");
+    RoundsUntilStable.Rounds settled = runWith(3, FIGURES, 2.0, 2.1, 2.2, 9.0);
+    assertEquals(3, settled.rounds());
+    assertEquals(1.1, settled.spread().value(), 1e-9);
+    assertTrue(settled.spread().describe(3).contains("3 round(s)"));
+  }
+
+  @Test
+  void runWithoutSwingingFiguresRunsTheConfiguredRoundsOnly() {
+    assertEquals(3, runWith(3, Set.of(), 1.0, 3.0, 1.0, 9.0, 9.0).rounds());
+    assertEquals(4, runWith(3, FIGURES, 1.5, 1.0, 1.1, 1.12, 9.0).rounds(),
+        "after the fourth round the latest three agree within 1.12×");
   }
 }

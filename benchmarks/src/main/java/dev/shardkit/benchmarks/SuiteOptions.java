@@ -21,8 +21,9 @@ public record SuiteOptions(boolean quick, int rounds, Set<String> only, Optional
       BenchmarkSuite [--quick] [--rounds N] [--only ID,ID...] [--docs DIR | --no-docs] [--work DIR] [--jfr]
         --quick      small sizes, one round, JMH only as a smoke test; writes no docs unless --docs is given
         --rounds N   rounds of every workload (default 3; 1 with --quick); in the full mode the
-                     throughput workloads (local, remote) add rounds, up to 5, until their
-                     same-round ratios agree within 1.15×; moves runs at most 2
+                     throughput workloads (local, remote) add rounds, up to 5, until the
+                     same-round ratios of their latest N rounds agree within 1.15×; moves
+                     runs at most 2
         --only       run only these: local, remote, first-message, rebalance, moves, memory,
                      recovery, micro
         --docs DIR   write DIR/performance.md (generated block) and DIR/performance.png

@@ -2,6 +2,7 @@ package dev.shardkit.benchmarks.harness;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -101,7 +102,7 @@ public final class RoundsUntilStable {
   /**
    * Runs a workload round by round through {@code execute}: at least {@code scale.rounds()}, then,
    * while {@link #another} says so for the {@code swinging} figures, one more (none when there are
-   * none). Round n's runs are those of the workload's plan for n rounds that belong to round n, so
+   * none), of the modes that produce those figures. Round n's runs are those of the workload's plan for n rounds that belong to round n, so
    * a plan for n rounds must be its plan for n - 1 and round n.
    *
    * @param plan the workload's plan at a scale
@@ -113,14 +114,28 @@ public final class RoundsUntilStable {
     Spread spread = new Spread(1.0, "");
     while (rounds < scale.rounds() || !swinging.isEmpty() && another(rounds, scale.rounds(), spread)) {
       int round = ++rounds;
+      // An added round runs only the modes that produce swinging figures (remote's paced mode, not
+      // its bursts): the others have had their configured rounds.
+      Set<String> modes = round <= scale.rounds() ? null : modesWith(results, swinging);
       for (RunSpec spec : plan.apply(new Scale(scale.quick(), round))) {
-        if (spec.round() == round) {
+        if (spec.round() == round && (modes == null || modes.contains(spec.params().getOrDefault("mode", "")))) {
           results.add(execute.apply(spec));
         }
       }
       spread = spread(results, swinging, scale.rounds());
     }
     return new Rounds(List.copyOf(results), rounds, spread);
+  }
+
+  /** The values of the run parameter {@code mode} ("" for none) of the runs that produced a swinging figure. */
+  private static Set<String> modesWith(List<RunResult> results, Set<String> swinging) {
+    Set<String> modes = new HashSet<>();
+    for (RunResult r : results) {
+      if (r.values().keySet().stream().anyMatch(swinging::contains)) {
+        modes.add(r.spec().params().getOrDefault("mode", ""));
+      }
+    }
+    return modes;
   }
 
   /** What {@link #run} ran: every run's result, how many rounds, and the spread after the last. */

@@ -109,4 +109,26 @@ class RoundsUntilStableTest {
     assertEquals(4, runWith(3, FIGURES, 1.5, 1.0, 1.1, 1.12, 9.0).rounds(),
         "after the fourth round the latest three agree within 1.12×");
   }
+
+  @Test
+  void addedRoundsRunOnlyTheModesWithSwingingFigures() {
+    List<RunSpec> ran = new ArrayList<>();
+    RoundsUntilStable.Rounds r = RoundsUntilStable.run(scale -> {
+      List<RunSpec> plan = new ArrayList<>();
+      for (String mode : List.of("paced", "burst")) {
+        plan.addAll(Results.alternate("remote", scale.rounds(), List.of("shardkit", "pekko"), Map.of("mode", mode)));
+      }
+      return plan;
+    }, new Scale(false, 3), FIGURES, spec -> {
+      ran.add(spec);
+      boolean paced = spec.param("mode").equals("paced");
+      // The paced ratio swings between 1× and 2× every round; the burst has no swinging figure.
+      double shardkit = spec.round() % 2 == 0 ? 2.0 : 1.0;
+      return RunResult.ok(spec, paced ? Map.of("mmps", spec.variant().equals("pekko") ? 1.0 : shardkit)
+          : Map.of("burst", 5.0));
+    });
+    assertEquals(5, r.rounds());
+    assertEquals(12 + 4, ran.size(), "three full rounds of both modes, then two of the paced mode only");
+    assertTrue(ran.stream().filter(s -> s.round() > 3).allMatch(s -> s.param("mode").equals("paced")), ran.toString());
+  }
 }

@@ -43,7 +43,9 @@ final class LatencyLog implements Counter.Hook {
 
   /**
    * Stamps message {@code seq} (from 1) of {@code sender} to entity number {@code entity} as sent
-   * now. Called by the sender's thread before the tell, which publishes the stamp to the entity.
+   * now. Called by the sender's thread before the tell: a local tell publishes the stamp through
+   * the mailbox; to an entity on another node of the JVM it goes through the transport's queues
+   * and the loopback socket, milliseconds after it was written.
    */
   void sending(int sender, int entity, int seq) {
     sentAt[sender][(seq - 1) * entities + entity] = System.nanoTime();

@@ -43,6 +43,13 @@ class TargetsTest {
         Map.of(1, 2.9), Map.of(1, 1.0), 2.5);
     assertEquals(Row.Verdict.NOT_MET, outcome(List.of(tell), List.of(), "local `EntityRef.tell`").verdict(),
         "2.9× meets the row's old 2.5× but not the issue's 3×");
+    Row fast = Row.compare("Local routed throughput", "`EntityRef.tell`", "M msg/s", 3, Row.Better.HIGHER,
+        Map.of(1, 3.5), Map.of(1, 1.0), 3.0);
+    Row percent = Row.absolute("Local routed throughput", "`EntityRef.tell` as % of plain tell", "%", 0,
+        Map.of(1, 40.0), Map.of(1, 20.0), "shardkit ≥ 60 %", false);
+    Targets.Outcome o = outcome(List.of(fast, percent), List.of(), "local `EntityRef.tell`");
+    assertEquals(Row.Verdict.MET, o.verdict(), "the percentage row belongs to its own target: " + o);
+    assertEquals("3.50×", o.measured());
   }
 
   @Test

@@ -223,9 +223,9 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
       for (int i : touched) {
         written.put(i, state.payload(i, refs));
       }
-      while (written.entrySet().stream().anyMatch(e -> e.getKey() > 0
+      if (written.entrySet().stream().anyMatch(e -> e.getKey() > 0
           && e.getValue().length > PartitionedCoordinatorState.PART_LIMIT)) {
-        state = state.doubled();
+        state = state.resized(refs);
         written.clear();
         for (int i = 0; i <= state.shardParts(); i++) {
           written.put(i, state.payload(i, refs));

@@ -25,8 +25,10 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * A {@link CoordinatorState} as the parts it is stored in ({@link CoordinatorStateHead}): the
  * directory (part 0: each region with a small id, in registration order, and the proxies) and
- * {@code n} shard parts (part {@code 1 + floorMod(shardId.hashCode(), n)}; {@link String#hashCode}
- * is specified by the Java language, so every node and version agrees). Each shard is stored with
+ * {@code n} shard parts (part {@code 1 + floorMod(mix(shardId.hashCode()), n)}; {@link String#hashCode}
+ * is specified by the Java language, so every node and version agrees, and the mix, a fixed
+ * avalanche function, spreads ids that differ only in their last characters evenly over the
+ * parts). Each shard is stored with
  * its region's id and a <em>stamp</em>, a number that grows with every allocation, so that each
  * region's shards come back in allocation order though they are spread over parts.
  *
@@ -100,21 +102,43 @@ public final class PartitionedCoordinatorState {
    * the encoded size (a power of two, so that doubling later splits each part in two).
    */
   public static PartitionedCoordinatorState sized(CoordinatorState state, Function<ActorRef<Object>, String> refs) {
+    return of(state, 1).resized(refs);
+  }
+
+  /**
+   * This state in as many shard parts as keep each payload within {@link #PART_LIMIT}: the
+   * number its size suggests (half the limit per part on average, so that parts have room to
+   * grow), doubled until every part fits. Never fewer parts than now.
+   */
+  public PartitionedCoordinatorState resized(Function<ActorRef<Object>, String> refs) {
     long bytes = 0;
     for (String shard : state.shards().keySet()) {
       bytes += shard.length() + 8;
     }
-    int n = 1;
+    int n = parts.size();
     while (n < (1 << 20) && bytes / n > PART_LIMIT / 2) {
       n *= 2;
     }
-    PartitionedCoordinatorState partitioned = of(state, n);
-    return partitioned.fits(refs) ? partitioned : partitioned.doubled();
+    PartitionedCoordinatorState partitioned = n == parts.size() ? this : withShardParts(n);
+    while (!partitioned.fits(refs)) {
+      partitioned = partitioned.doubled();
+    }
+    return partitioned;
   }
 
   /** The shard part (1..n) that holds {@code shardId} when there are {@code shardParts} of them. */
   public static int partOf(String shardId, int shardParts) {
-    return 1 + Math.floorMod(shardId.hashCode(), shardParts);
+    return 1 + Math.floorMod(mix(shardId.hashCode()), shardParts);
+  }
+
+  /** The 32-bit finalizer of MurmurHash3: every input bit affects every output bit. */
+  private static int mix(int h) {
+    h ^= h >>> 16;
+    h *= 0x85ebca6b;
+    h ^= h >>> 13;
+    h *= 0xc2b2ae35;
+    h ^= h >>> 16;
+    return h;
   }
 
   public CoordinatorState state() {
@@ -182,6 +206,7 @@ public final class PartitionedCoordinatorState {
     }
     Map<ActorRef<Object>, Integer> finalIds = ids;
     List<Map<String, Placed>> nextParts = new ArrayList<>(parts);
+    // One copy per touched part, so a batch costs the size of the parts it touches.
     for (int index : touched) {
       if (index == 0) {
         continue;
@@ -193,15 +218,18 @@ public final class PartitionedCoordinatorState {
           part.put(shard, new Placed(regionId(finalIds, home, shard), placed.stamp()));
         }
       });
-      nextParts.set(index - 1, Collections.unmodifiableMap(part));
+      nextParts.set(index - 1, part);
     }
     for (Map.Entry<String, Long> a : allocated.entrySet()) {
       ActorRef<Object> home = stateAfter.shards().get(a.getKey());
       if (home != null) {
-        int index = partOf(a.getKey(), n);
-        Map<String, Placed> part = new HashMap<>(nextParts.get(index - 1));
-        part.put(a.getKey(), new Placed(regionId(ids, home, a.getKey()), a.getValue()));
-        nextParts.set(index - 1, Collections.unmodifiableMap(part));
+        nextParts.get(partOf(a.getKey(), n) - 1).put(a.getKey(), new Placed(regionId(ids, home, a.getKey()),
+            a.getValue()));
+      }
+    }
+    for (int index : touched) {
+      if (index > 0) {
+        nextParts.set(index - 1, Collections.unmodifiableMap(nextParts.get(index - 1)));
       }
     }
     return new Change(new PartitionedCoordinatorState(stateAfter, ids, nextId, stamp,
@@ -219,7 +247,18 @@ public final class PartitionedCoordinatorState {
 
   /** The same state in twice as many shard parts, each old part split in two. */
   public PartitionedCoordinatorState doubled() {
-    int n = parts.size() * 2;
+    return withShardParts(parts.size() * 2);
+  }
+
+  /**
+   * The same state in {@code n} shard parts.
+   *
+   * @throws IllegalArgumentException if n is less than 1
+   */
+  public PartitionedCoordinatorState withShardParts(int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("A coordinator state needs at least 1 shard part, got " + n);
+    }
     List<Map<String, Placed>> next = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       next.add(new HashMap<>());

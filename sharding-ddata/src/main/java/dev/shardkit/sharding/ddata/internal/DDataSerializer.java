@@ -25,11 +25,25 @@ import org.slf4j.LoggerFactory;
 import dev.shardkit.sharding.internal.ShardkitSerializer;
 
 /**
- * Pekko serializer for the data this module replicates: {@link CoordinatorStateRecord}. Bound to
- * it in this module's {@code reference.conf}; its identifier is 7242 unless
+ * Pekko serializer for the data this module replicates: the split coordinator state's
+ * {@link CoordinatorStateHead} (manifest {@code H}) and {@link CoordinatorStatePart} (manifest
+ * {@code P}), and the single {@link CoordinatorStateRecord} (manifest {@code C}) that versions
+ * before the split wrote, which a coordinator still reads to migrate it. Bound to them in this
+ * module's {@code reference.conf}; its identifier is 7242 unless
  * {@code pekko.actor.serialization-identifiers} says otherwise.
  *
- * <h2>Format of manifest {@code C} (a coordinator state record)</h2>
+ * <h2>Formats of manifests {@code H} and {@code P}</h2>
+ *
+ * The first byte is the format, 1; any other is refused with a {@link NotSerializableException}
+ * naming it. A head: byte 1, version and basis (as below), &sect;(part versions), uvarint 0 or 1
+ * and then &sect;(fallback part versions); part versions are uvarlong term, str writer, uvarint n,
+ * n &times; uvarlong seq (the directory's first). A part: byte 1, version, bytes payload, uvarint 0
+ * or 1 and then the previous version and bytes payload; bytes are a uvarint length and the bytes.
+ * The payloads are {@link PartitionedCoordinatorState}'s, with a format byte of their own. Golden
+ * files ({@code src/test/resources/golden/ddata-coordinator-state-split}) guard both. A reader
+ * ignores what follows the fields it knows at the end of a section and of the record.
+ *
+ * <h2>Format of manifest {@code C} (the single coordinator state record)</h2>
  *
  * The first byte is the <b>format version</b>. This version writes format 2 and reads formats 1
  * and 2; a record of a newer format is refused with a {@link NotSerializableException} that names

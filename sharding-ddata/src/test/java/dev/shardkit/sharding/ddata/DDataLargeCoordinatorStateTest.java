@@ -103,11 +103,14 @@ class DDataLargeCoordinatorStateTest {
       }
       get(oldest.store(upFront, state));
       // Then single events, each rewriting one part and the head.
+      // (Durations are logged for the report only; the benchmarks module measures speed.)
+      long started = System.nanoTime();
       for (CoordinatorEvent e : List.of(new ShardHomeDeallocated(shardId(7)),
           new ShardHomeAllocated(shardId(7), regions.get(3)), new ShardHomeAllocated("one-more", regions.get(0)))) {
         state = state.applied(e);
         get(oldest.store(List.of(e), state));
       }
+      LOG.info("3 single events stored in {} ms", (System.nanoTime() - started) / 1_000_000);
 
       // Every record a replica holds is far below Artery's 256 KiB frame.
       Object head = ((Replicator.GetSuccess<?>) get(Patterns.ask(Replicators.get(cluster.system(2))
@@ -133,7 +136,9 @@ class DDataLargeCoordinatorStateTest {
       Replicas.Canonical stored = canonical(cluster, state, 0);
       cluster.leave(cluster.system(0));
       CoordinatorStateStore next = PROVIDER.create(cluster.system(0), TYPE, settings(cluster.system(0)));
+      started = System.nanoTime();
       LoadedCoordinatorState loaded = get(next.load());
+      LOG.info("loaded and taken over in {} ms", (System.nanoTime() - started) / 1_000_000);
       assertTrue(loaded.term() > first.term(), loaded.term() + " after " + first.term());
       assertEquals(SHARDS + 1, loaded.state().shards().size());
       assertEquals(stored, canonical(cluster, loaded.state(), 0));

@@ -13,7 +13,6 @@ import dev.shardkit.sharding.ShardingEnvelope;
 import dev.shardkit.sharding.StableHashMessageExtractor;
 import dev.shardkit.sharding.ddata.internal.BucketChange;
 import dev.shardkit.sharding.ddata.internal.CoordinatorStateHead;
-import dev.shardkit.sharding.ddata.internal.CoordinatorStateKeys;
 import dev.shardkit.sharding.ddata.internal.CoordinatorStatePart;
 import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord;
 import dev.shardkit.sharding.ddata.internal.PartVersions;
@@ -319,8 +318,6 @@ class JavaSerializationOffTest {
         org.apache.pekko.cluster.Cluster.get(Adapter.toClassic(a)).selfUniqueAddress()));
     List<Object> replicated = new ArrayList<>(keys.all());
     replicated.add(RememberedShardsKey.of("NoJava"));
-    replicated.add(CoordinatorStateKeys.head("NoJava"));
-    replicated.add(CoordinatorStateKeys.part("NoJava", 1));
     replicated.add(set);
     return replicated;
   }

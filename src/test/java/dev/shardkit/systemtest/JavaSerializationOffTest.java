@@ -12,7 +12,10 @@ import dev.shardkit.sharding.Passivate;
 import dev.shardkit.sharding.ShardingEnvelope;
 import dev.shardkit.sharding.StableHashMessageExtractor;
 import dev.shardkit.sharding.ddata.internal.BucketChange;
+import dev.shardkit.sharding.ddata.internal.CoordinatorStateHead;
+import dev.shardkit.sharding.ddata.internal.CoordinatorStatePart;
 import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord;
+import dev.shardkit.sharding.ddata.internal.PartVersions;
 import dev.shardkit.sharding.ddata.internal.RememberedShardsKey;
 import dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys;
 import dev.shardkit.sharding.internal.GateProtocol;
@@ -291,6 +294,13 @@ class JavaSerializationOffTest {
             new CoordinatorStateRecord.Version(2, 6, "writer-a"), CoordinatorState.empty()
                 .applied(new RegionRegistered(region)).applied(new ProxyRegistered(other))
                 .applied(new ShardHomeAllocated("3", region))),
+        new CoordinatorStateHead(new CoordinatorStateRecord.Version(3, 1, "writer-b"),
+            new CoordinatorStateRecord.Version(3, 0, "writer-b"), PartVersions.all(
+                new CoordinatorStateRecord.Version(3, 0, "writer-b"), 2).with(
+                new CoordinatorStateRecord.Version(3, 1, "writer-b"), 2, Set.of(1)),
+            PartVersions.all(new CoordinatorStateRecord.Version(3, 0, "writer-b"), 2)),
+        new CoordinatorStatePart(new CoordinatorStateRecord.Version(3, 1, "writer-b"), new byte[] {1, 0},
+            new CoordinatorStateRecord.Version(3, 0, "writer-b"), new byte[] {1, 0}),
         new StoredEvent(StoredEvent.Kind.SHARD_HOME_ALLOCATED, regionRef, "3"),
         new StoredSnapshot(List.of(new StoredSnapshot.Region(regionRef, List.of("1", "3"))), List.of(), 5L),
         new StoredEntitiesChange(List.of("e-1", "e-2"), List.of("e-3")),

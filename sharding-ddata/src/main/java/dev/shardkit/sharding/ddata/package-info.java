@@ -7,7 +7,8 @@
  * module registers in its {@code reference.conf}; {@link dev.shardkit.sharding.ddata.DDataSettings}
  * reads {@code shardkit.sharding.ddata}.
  *
- * <p>Each entity type's coordinator state is one replicated record, kept in memory by shardkit's
+ * <p>Each entity type's coordinator state is a small replicated head and parts (the directory of
+ * regions and proxies, and the shards by a hash of their id), kept in memory by shardkit's
  * own replicator on every node that hosts the type (one replicator per cluster role). Writes and
  * reads go to a majority of those nodes, at least {@code majority-min-cap} of them, so a
  * coordinator that moves to another node loads what its predecessor stored. That state is not kept

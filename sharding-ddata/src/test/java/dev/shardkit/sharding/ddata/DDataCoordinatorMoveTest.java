@@ -12,9 +12,7 @@ import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.ShardRegionState;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.StableHashMessageExtractor;
-import dev.shardkit.sharding.ddata.internal.CoordinatorStateKey;
-import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord;
-import dev.shardkit.sharding.ddata.internal.Replicators;
+import dev.shardkit.sharding.ddata.internal.CoordinatorStateReader;
 import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.Recorder;
 import dev.shardkit.sharding.testkit.Recorder.Command;
@@ -25,17 +23,14 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.cluster.ddata.Replicator;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Leave;
-import org.apache.pekko.pattern.Patterns;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -181,7 +176,7 @@ class DDataCoordinatorMoveTest {
 
     // What the replicas hold was written by the new coordinator, in a later term: the survivors'
     // shards and the fresh ones, each at home on a survivor.
-    CoordinatorStateRecord record = readLocal(2);
+    CoordinatorStateReader.Stored record = Replicas.storedState(cluster, 2, KEY.name());
     assertTrue(record.version().term() >= 2, record.toString());
     assertTrue(record.version().writer().startsWith(cluster.address(1).toString()), record.toString());
     Set<String> expected = new HashSet<>(fresh);
@@ -197,11 +192,4 @@ class DDataCoordinatorMoveTest {
     });
   }
 
-  /** The record in node {@code node}'s replica, read without asking any other node. */
-  static CoordinatorStateRecord readLocal(int node) throws Exception {
-    ActorSystem<Void> system = cluster.system(node);
-    Object reply = get(Patterns.ask(Replicators.get(system).replicatorFor(Optional.empty()),
-        new Replicator.Get<>(CoordinatorStateKey.of(KEY.name()), Replicator.readLocal()), Duration.ofSeconds(5)));
-    return (CoordinatorStateRecord) ((Replicator.GetSuccess<?>) reply).dataValue();
-  }
 }

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.ddata;
 
 import static dev.shardkit.sharding.ddata.Replicas.get;
+import static dev.shardkit.sharding.ddata.Replicas.storedState;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,9 +10,7 @@ import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.StableHashMessageExtractor;
-import dev.shardkit.sharding.ddata.internal.CoordinatorStateKey;
-import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord;
-import dev.shardkit.sharding.ddata.internal.Replicators;
+import dev.shardkit.sharding.ddata.internal.CoordinatorStateReader;
 import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
@@ -27,15 +26,11 @@ import dev.shardkit.sharding.testkit.RegionRefs;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.cluster.ddata.Replicator;
-import org.apache.pekko.pattern.Patterns;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,15 +53,6 @@ class DDataFencingTest {
 
   static ShardingSettings settings(ActorSystem<?> system) {
     return ShardingSettings.create(system).withNumberOfShards(SHARDS).withPlaceAllShardsAtStart(false);
-  }
-
-  /** The coordinator state record as a loading coordinator on {@code node} reads it: from a majority. */
-  static CoordinatorStateRecord majorityRead(TestCluster cluster, int node) throws Exception {
-    var replicator = Replicators.get(cluster.system(node)).replicatorFor(Optional.empty());
-    Object answer = Patterns.ask(replicator, new Replicator.Get<>(CoordinatorStateKey.of(KEY.name()),
-        new Replicator.ReadMajority(Duration.ofSeconds(3))), Duration.ofSeconds(5))
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);
-    return ((Replicator.GetSuccess<CoordinatorStateRecord>) answer).dataValue();
   }
 
   @Test
@@ -98,7 +84,7 @@ class DDataFencingTest {
       }
       String entity = other;
       String shard = StableHashMessageExtractor.shardIdFor(entity, SHARDS);
-      CoordinatorStateRecord current = majorityRead(cluster, 2);
+      CoordinatorStateReader.Stored current = storedState(cluster, 2, KEY.name());
       assertTrue(current.version().term() > deposedTerm, "the serving coordinator took over from the deposed one");
 
       // The late write: the deposed coordinator places the unused shard in node 4's region. Node 4's
@@ -128,7 +114,7 @@ class DDataFencingTest {
       }
 
       // What the next coordinator would load: still the current coordinator's record.
-      CoordinatorStateRecord read = majorityRead(cluster, 3);
+      CoordinatorStateReader.Stored read = storedState(cluster, 3, KEY.name());
       assertTrue(read.version().term() >= current.version().term(), read.version() + " after " + current.version());
       assertFalse(read.state().shards().containsKey(shard), "the late home is nowhere: " + read);
       assertTrue(read.state().shards().containsKey(shardOfA), read.toString());

@@ -15,6 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.ddata.Replicas.Canonical;
+import dev.shardkit.sharding.ddata.internal.CoordinatorStateKey;
+import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord;
+import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord.Version;
 import dev.shardkit.sharding.ddata.internal.Replicators;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
@@ -37,6 +40,8 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.Cluster;
 import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.ddata.Replicator;
+import org.apache.pekko.pattern.Patterns;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -116,6 +121,36 @@ class DDataStoreTest {
         stored.applied(new ShardHomeAllocated("4", r0))));
     assertInstanceOf(IllegalStateException.class, closed);
     assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
+  }
+
+  @Test
+  void theSingleRecordOfTheVersionBeforeTheSplitIsTakenOverIntoParts() throws Exception {
+    ActorRef<Object> r0 = fakeRegion(cluster, 0, "legacy-region-0", 0);
+    CoordinatorState old = CoordinatorState.empty().applied(new RegionRegistered(r0))
+        .applied(new ShardHomeAllocated("5", r0)).applied(new ShardHomeAllocated("2", r0));
+    // What the previous build's coordinator left: one record under the type's old key, everywhere.
+    CoordinatorStateRecord record = new CoordinatorStateRecord(new Version(4, 2, "old-writer"),
+        new Version(4, 1, "old-writer"), old);
+    Object written = get(Patterns.ask(Replicators.get(cluster.system(0)).replicatorFor(Optional.of("backend")),
+        new Replicator.Update<>(CoordinatorStateKey.of("Legacy"), record,
+            new Replicator.WriteAll(java.time.Duration.ofSeconds(5)), existing -> record), Duration.ofSeconds(10)));
+    assertInstanceOf(Replicator.UpdateSuccess.class, written);
+
+    try (LogCapture logs = new LogCapture()) {
+      LoadedCoordinatorState migrated = get(store(1, "Legacy").load());
+      assertEquals(canonical(cluster, old, 0), canonical(cluster, migrated.state(), 1));
+      assertEquals(5, migrated.term(), "a term above the record's");
+      logs.await(Duration.ofSeconds(10), "Entity type [Legacy]: coordinator state loaded",
+          "the single record of the build before the split");
+    }
+    // From now on the head is what loads: the next coordinator takes over from the parts.
+    CoordinatorStateStore next = store(2, "Legacy");
+    LoadedCoordinatorState again = get(next.load());
+    assertEquals(6, again.term());
+    assertEquals(canonical(cluster, old, 0), canonical(cluster, again.state(), 2));
+    CoordinatorState more = storeAll(next, again.state(), new ShardHomeDeallocated("5"));
+    assertEquals(List.of("2"), get(store(0, "Legacy").load()).state().regions().values().iterator().next());
+    assertEquals(List.of("2"), List.copyOf(more.shards().keySet()));
   }
 
   @Test

@@ -2,6 +2,9 @@ package dev.shardkit.sharding.ddata;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.shardkit.sharding.ddata.internal.CoordinatorStateReader;
+import dev.shardkit.sharding.ddata.internal.ReplicaMajority;
+import dev.shardkit.sharding.ddata.internal.Replicators;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
@@ -10,12 +13,14 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -65,6 +70,18 @@ final class Replicas {
       get(store.store(List.of(event), state));
     }
     return state;
+  }
+
+  /**
+   * The coordinator state of type {@code typeName} as a loading coordinator on {@code node} reads
+   * it, by majority; without taking over, so it disturbs no serving coordinator.
+   */
+  static CoordinatorStateReader.Stored storedState(TestCluster cluster, int node, String typeName) throws Exception {
+    ActorSystem<Void> system = cluster.system(node);
+    ReplicaMajority majority = new ReplicaMajority(system, Optional.empty(), DDataSettings.create(system),
+        Replicators.get(system).replicatorFor(Optional.empty()), "Entity type [" + typeName + "]", "closed");
+    return get(new CoordinatorStateReader(typeName, majority, ActorRefResolver.get(system)::resolveActorRef).read())
+        .orElseThrow(() -> new AssertionError("no coordinator state of " + typeName + " is stored"));
   }
 
   /** How many members node {@code node} knows, whatever their status. */

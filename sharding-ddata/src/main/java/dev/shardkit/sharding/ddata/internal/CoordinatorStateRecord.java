@@ -7,8 +7,12 @@ import java.util.Optional;
 import org.apache.pekko.cluster.ddata.AbstractReplicatedData;
 
 /**
- * One entity type's coordinator state as it is replicated: the whole {@link CoordinatorState},
- * tagged with the {@link Version} that orders it against every other record of the type. Merging
+ * One entity type's coordinator state as versions before the split replicated it, under
+ * {@link CoordinatorStateKey}: the whole {@link CoordinatorState} in one record, tagged with the
+ * {@link Version} that orders it against every other record of the type. This version reads it
+ * only to migrate it ({@link CoordinatorStateReader}) and stores the state as a
+ * {@link CoordinatorStateHead} and its parts, which are ordered the same way; the argument below
+ * holds for them (the head's Javadoc adds what the parts need). Merging
  * two records keeps the greater one, so replicas converge on the greatest record written (a total
  * order makes merge commutative, associative and idempotent, which is all a replicated data type
  * needs). Immutable.

@@ -25,11 +25,25 @@ import org.slf4j.LoggerFactory;
 import dev.shardkit.sharding.internal.ShardkitSerializer;
 
 /**
- * Pekko serializer for the data this module replicates: {@link CoordinatorStateRecord}. Bound to
- * it in this module's {@code reference.conf}; its identifier is 7242 unless
+ * Pekko serializer for the data this module replicates: the split coordinator state's
+ * {@link CoordinatorStateHead} (manifest {@code H}) and {@link CoordinatorStatePart} (manifest
+ * {@code P}), and the single {@link CoordinatorStateRecord} (manifest {@code C}) that versions
+ * before the split wrote, which a coordinator still reads to migrate it. Bound to them in this
+ * module's {@code reference.conf}; its identifier is 7242 unless
  * {@code pekko.actor.serialization-identifiers} says otherwise.
  *
- * <h2>Format of manifest {@code C} (a coordinator state record)</h2>
+ * <h2>Formats of manifests {@code H} and {@code P}</h2>
+ *
+ * The first byte is the format, 1; any other is refused with a {@link NotSerializableException}
+ * naming it. A head: byte 1, version and basis (as below), &sect;(part versions), uvarint 0 or 1
+ * and then &sect;(fallback part versions); part versions are uvarlong term, str writer, uvarint n,
+ * n &times; uvarlong seq (the directory's first). A part: byte 1, version, bytes payload, uvarint 0
+ * or 1 and then the previous version and bytes payload; bytes are a uvarint length and the bytes.
+ * The payloads are {@link PartitionedCoordinatorState}'s, with a format byte of their own. Golden
+ * files ({@code src/test/resources/golden/ddata-coordinator-state-split}) guard both. A reader
+ * ignores what follows the fields it knows at the end of a section and of the record.
+ *
+ * <h2>Format of manifest {@code C} (the single coordinator state record)</h2>
  *
  * The first byte is the <b>format version</b>. This version writes format 2 and reads formats 1
  * and 2; a record of a newer format is refused with a {@link NotSerializableException} that names
@@ -79,6 +93,10 @@ public final class DDataSerializer extends ShardkitSerializer {
   private static final Logger LOG = LoggerFactory.getLogger(DDataSerializer.class);
   static final int DEFAULT_IDENTIFIER = 7242;
   static final String COORDINATOR_STATE = "C";
+  static final String COORDINATOR_STATE_HEAD = "H";
+  static final String COORDINATOR_STATE_PART = "P";
+  /** The format of heads and parts; they were introduced with it. */
+  static final int SPLIT_FORMAT = 1;
   /** The format this version writes; it reads this one and {@link #FORMAT_1}. */
   static final int FORMAT = 2;
   /** The format written before records carried sections. */
@@ -98,12 +116,21 @@ public final class DDataSerializer extends ShardkitSerializer {
   public String manifest(Object o) {
     if (o instanceof CoordinatorStateRecord) {
       return COORDINATOR_STATE;
+    } else if (o instanceof CoordinatorStateHead) {
+      return COORDINATOR_STATE_HEAD;
+    } else if (o instanceof CoordinatorStatePart) {
+      return COORDINATOR_STATE_PART;
     }
     throw cannotHandle(o);
   }
 
   @Override
   public byte[] toBinary(Object o) {
+    if (o instanceof CoordinatorStateHead head) {
+      return headToBinary(head);
+    } else if (o instanceof CoordinatorStatePart part) {
+      return partToBinary(part);
+    }
     if (!(o instanceof CoordinatorStateRecord record)) {
       throw cannotHandle(o);
     }
@@ -130,6 +157,41 @@ public final class DDataSerializer extends ShardkitSerializer {
     return w.toByteArray();
   }
 
+  private static byte[] headToBinary(CoordinatorStateHead head) {
+    BinaryWriter w = new BinaryWriter(128 + 4 * head.parts().shardParts());
+    w.writeByte((byte) SPLIT_FORMAT);
+    writeVersion(w, head.version());
+    writeVersion(w, head.basis());
+    w.writeSection(p -> writePartVersions(p, head.parts()));
+    w.writeVarUInt(head.fallback().isPresent() ? 1 : 0);
+    head.fallback().ifPresent(f -> w.writeSection(p -> writePartVersions(p, f)));
+    return w.toByteArray();
+  }
+
+  private static void writePartVersions(BinaryWriter w, PartVersions parts) {
+    w.writeVarULong(parts.term());
+    w.writeString(parts.writer());
+    long[] seqs = parts.seqs();
+    w.writeVarUInt(seqs.length);
+    for (long seq : seqs) {
+      w.writeVarULong(seq);
+    }
+  }
+
+  private static byte[] partToBinary(CoordinatorStatePart part) {
+    BinaryWriter w = new BinaryWriter(64 + part.payload().length
+        + part.previousPayload().map(p -> p.length).orElse(0));
+    w.writeByte((byte) SPLIT_FORMAT);
+    writeVersion(w, part.version());
+    w.writeBytes(part.payload());
+    w.writeVarUInt(part.previousVersion().isPresent() ? 1 : 0);
+    part.previousVersion().ifPresent(v -> {
+      writeVersion(w, v);
+      w.writeBytes(part.previousPayload().get());
+    });
+    return w.toByteArray();
+  }
+
   /** @throws IllegalArgumentException naming the field if the ref is missing */
   private String ref(ActorRef<?> ref, String field) {
     if (ref == null) {
@@ -146,6 +208,9 @@ public final class DDataSerializer extends ShardkitSerializer {
 
   @Override
   public Object fromBinary(byte[] bytes, String manifest) throws NotSerializableException {
+    if (COORDINATOR_STATE_HEAD.equals(manifest) || COORDINATOR_STATE_PART.equals(manifest)) {
+      return splitFromBinary(bytes, manifest);
+    }
     if (!COORDINATOR_STATE.equals(manifest)) {
       throw new NotSerializableException("shardkit's DDataSerializer (id " + identifier() + ") does not know the "
           + "manifest [" + manifest + "] (" + bytes.length + " bytes); was it written by a newer shardkit version?");
@@ -176,6 +241,54 @@ public final class DDataSerializer extends ShardkitSerializer {
       // IllegalStateException: the state breaks an invariant, e.g. a shard listed under two regions.
       throw corrupt(bytes, e.getMessage(), e);
     }
+  }
+
+  private static Object splitFromBinary(byte[] bytes, String manifest) throws NotSerializableException {
+    String what = COORDINATOR_STATE_HEAD.equals(manifest) ? "coordinator state head" : "coordinator state part";
+    int format = bytes.length == 0 ? -1 : bytes[0] & 0xFF;
+    if (format != SPLIT_FORMAT) {
+      throw new NotSerializableException("shardkit cannot read a " + what + " (manifest [" + manifest + "]) "
+          + (format < 0 ? "of 0 bytes" : "in format " + format + ": this shardkit reads format " + SPLIT_FORMAT
+          + (format > SPLIT_FORMAT ? "; it was written by a newer shardkit, which must keep writing format "
+          + SPLIT_FORMAT + " until no node of this version is left in the cluster" : "")));
+    }
+    try {
+      BinaryReader r = new BinaryReader(bytes);
+      r.readByte();
+      Version version = readVersion(r);
+      if (COORDINATOR_STATE_HEAD.equals(manifest)) {
+        Version basis = readVersion(r);
+        PartVersions parts = r.readSection(DDataSerializer::readPartVersions);
+        PartVersions fallback = r.readVarUInt() == 0 ? null : r.readSection(DDataSerializer::readPartVersions);
+        return new CoordinatorStateHead(version, basis, parts, fallback);
+      }
+      byte[] payload = r.readBytes();
+      if (r.readVarUInt() == 0) {
+        return new CoordinatorStatePart(version, payload, null, null);
+      }
+      Version previous = readVersion(r);
+      return new CoordinatorStatePart(version, payload, previous, r.readBytes());
+    } catch (RuntimeException e) {
+      NotSerializableException failure = new NotSerializableException("shardkit cannot read a " + what
+          + " (manifest [" + manifest + "]) of " + bytes.length + " bytes, truncated or corrupt: " + e.getMessage());
+      failure.initCause(e);
+      throw failure;
+    }
+  }
+
+  private static PartVersions readPartVersions(BinaryReader r) {
+    long term = r.readVarULong();
+    String writer = r.readString();
+    int n = r.readVarUInt();
+    if (n > r.remaining()) {
+      throw new IllegalArgumentException("a count of " + n + " part versions with only " + r.remaining()
+          + " bytes left");
+    }
+    long[] seqs = new long[n];
+    for (int i = 0; i < n; i++) {
+      seqs[i] = r.readVarULong();
+    }
+    return new PartVersions(term, writer, seqs);
   }
 
   private CoordinatorStateRecord readFormat2(byte[] bytes) {

@@ -1,11 +1,17 @@
 /**
  * Internals of the ddata stores (not API).
  *
- * <p>Coordinator state: the replicated value
- * ({@link dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord}, whose Javadoc explains why
- * a successor never sees the state go backwards) and its key, the store that reads and writes it
- * ({@link dev.shardkit.sharding.ddata.internal.DDataCoordinatorStateStore}), and the binary
- * serializer of the replicated value ({@link dev.shardkit.sharding.ddata.internal.DDataSerializer}).
+ * <p>Coordinator state: the replicated head and parts
+ * ({@link dev.shardkit.sharding.ddata.internal.CoordinatorStateHead}, whose Javadoc explains why a
+ * load gets a state stored as a whole, {@link dev.shardkit.sharding.ddata.internal.CoordinatorStatePart},
+ * {@link dev.shardkit.sharding.ddata.internal.PartVersions}) and their keys
+ * ({@link dev.shardkit.sharding.ddata.internal.CoordinatorStateKeys}), how a state splits into parts
+ * ({@link dev.shardkit.sharding.ddata.internal.PartitionedCoordinatorState}), the single record of
+ * versions before the split ({@link dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord},
+ * whose Javadoc explains why a successor never sees the state go backwards) and its key, the reader
+ * and the store ({@link dev.shardkit.sharding.ddata.internal.CoordinatorStateReader},
+ * {@link dev.shardkit.sharding.ddata.internal.DDataCoordinatorStateStore}), and the binary
+ * serializer of the replicated values ({@link dev.shardkit.sharding.ddata.internal.DDataSerializer}).
  *
  * <p>Remembered entities: a shard's keys and how a batch splits over them
  * ({@link dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys},

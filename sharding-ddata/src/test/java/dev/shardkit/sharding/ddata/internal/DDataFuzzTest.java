@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * proxies and shard ids are all valid, or with a {@link java.io.NotSerializableException}; never
  * another exception, and never an allocation the bytes cannot justify. Both formats it reads are
  * fuzzed: format 2 from this build's samples, format 1 from a record laid out as format 1 writers
- * wrote it. Seeded and reproducible (see {@link SerializerFuzz}).
+ * wrote it; and so are the split state's heads and parts (manifests H and P), from their golden samples. Seeded and reproducible (see {@link SerializerFuzz}).
  */
 class DDataFuzzTest {
   private static ActorSystem<Void> system;
@@ -64,6 +64,14 @@ class DDataFuzzTest {
   }
 
   private static Optional<String> problem(Object message) {
+    if (message instanceof CoordinatorStateHead head) {
+      // Its constructor holds what a head must: parts of its own term and writer, seqs >= 0.
+      return head.parts().term() == head.version().term() ? Optional.empty() : Optional.of("a foreign head " + head);
+    }
+    if (message instanceof CoordinatorStatePart part) {
+      return part.previousVersion().isEmpty() || part.previousVersion().get().compareTo(part.version()) < 0
+          ? Optional.empty() : Optional.of("a part whose previous version is not older: " + part);
+    }
     if (!(message instanceof CoordinatorStateRecord record)) {
       return Optional.of("not a record: " + message);
     }
@@ -84,9 +92,13 @@ class DDataFuzzTest {
       serializer = (SerializerWithStringManifest) serialization.findSerializerFor(sample.value());
       goldens.add(new Golden(serializer.manifest(sample.value()), serializer.toBinary(sample.value())));
     }
+    for (Sample sample : DDataGolden.splitSamples(system)) {
+      goldens.add(new Golden(serializer.manifest(sample.value()), serializer.toBinary(sample.value())));
+    }
     goldens.add(new Golden(DDataSerializer.COORDINATOR_STATE, format1()));
     long seed = SerializerFuzz.seed("DDataFuzzTest");
-    Report report = SerializerFuzz.run(serializer, goldens, List.of(DDataSerializer.COORDINATOR_STATE, "C2", "X"),
+    Report report = SerializerFuzz.run(serializer, goldens, List.of(DDataSerializer.COORDINATOR_STATE,
+        DDataSerializer.COORDINATOR_STATE_HEAD, DDataSerializer.COORDINATOR_STATE_PART, "C2", "X"),
         DDataFuzzTest::problem, seed, SerializerFuzz.inputs(100_000));
     assertTrue(report.failures().isEmpty(), "seed " + report.seed() + ": " + report.failures().size()
         + " input(s) broke the promise, e.g. " + report.failures().subList(0, Math.min(5, report.failures().size())));

@@ -42,6 +42,9 @@ public final class DDataGolden {
   static final String SYSTEM = "Golden";
   static final String COORDINATOR_STATE = "ddata-coordinator-state";
   static final String REMEMBER_ENTITIES = "ddata-remember-entities";
+  static final String SPLIT_COORDINATOR_STATE = "ddata-coordinator-state-split";
+  /** The shard parts of the split samples. */
+  static final int SPLIT_SHARD_PARTS = 2;
   /** The remembered-entities key layout: {@link ShardEntitiesKeys} and {@link RememberedShardsKey}. */
   static final int REMEMBER_ENTITIES_LAYOUT = 1;
   static final String KEYS = "keys.properties";
@@ -93,6 +96,38 @@ public final class DDataGolden {
             new Version(1, 9, "other"), CoordinatorState.empty().applied(new RegionRegistered(r1)))));
   }
 
+  /** The state of the coordinator state samples with every kind of content. */
+  static CoordinatorState sampleState(ActorSystem<?> system) {
+    return ((CoordinatorStateRecord) coordinatorStateSamples(system).get(1).value()).state();
+  }
+
+  /**
+   * The split coordinator state's head (with a fallback, and as a take-over without one) and
+   * parts (the directory and a shard part of {@link #sampleState} in {@link #SPLIT_SHARD_PARTS}
+   * parts, with the payload they replaced, and a part without one), under
+   * {@code golden/ddata-coordinator-state-split/v<format>/}.
+   */
+  static List<Sample> splitSamples(ActorSystem<?> system) {
+    ActorRefResolver resolver = ActorRefResolver.get(system);
+    String writer = "pekko://Golden@10.0.0.1:25520#-5/3";
+    PartitionedCoordinatorState parts = PartitionedCoordinatorState.of(sampleState(system), SPLIT_SHARD_PARTS);
+    PartitionedCoordinatorState before = PartitionedCoordinatorState.of(CoordinatorState.empty(), SPLIT_SHARD_PARTS);
+    Version taken = new Version(4, 0, writer);
+    Version now = new Version(4, 6, writer);
+    PartVersions takenParts = PartVersions.all(taken, SPLIT_SHARD_PARTS);
+    return List.of(
+        new Sample("Head.bin", new CoordinatorStateHead(now, new Version(4, 5, writer),
+            takenParts.with(now, SPLIT_SHARD_PARTS, java.util.Set.of(0, 2)), takenParts)),
+        new Sample("TakeOverHead.bin", new CoordinatorStateHead(taken, new Version(3, 17, "other"), takenParts,
+            null)),
+        new Sample("Directory.bin", new CoordinatorStatePart(now, parts.payload(0, resolver::toSerializationFormat),
+            taken, before.payload(0, resolver::toSerializationFormat))),
+        new Sample("ShardPart.bin", new CoordinatorStatePart(now, parts.payload(2, resolver::toSerializationFormat),
+            taken, before.payload(2, resolver::toSerializationFormat))),
+        new Sample("FirstShardPart.bin", new CoordinatorStatePart(taken,
+            parts.payload(1, resolver::toSerializationFormat), null, null)));
+  }
+
   /** A remembered-entities bucket as the ddata store writes it, and as LMDB keeps it. */
   static List<Sample> rememberEntitiesSamples() {
     SelfUniqueAddress a = new SelfUniqueAddress(new UniqueAddress(
@@ -124,6 +159,8 @@ public final class DDataGolden {
     try {
       GoldenFiles.write(root.resolve(COORDINATOR_STATE).resolve("v" + coordinatorStateFormat()), system,
           coordinatorStateSamples(system));
+      GoldenFiles.write(root.resolve(SPLIT_COORDINATOR_STATE).resolve("v" + DDataSerializer.SPLIT_FORMAT), system,
+          splitSamples(system));
       Path entities = root.resolve(REMEMBER_ENTITIES).resolve("v" + REMEMBER_ENTITIES_LAYOUT);
       GoldenFiles.write(entities, system, rememberEntitiesSamples());
       StringBuilder lines = new StringBuilder("# Sample entity ids of type " + TYPE + ", shard " + SHARD

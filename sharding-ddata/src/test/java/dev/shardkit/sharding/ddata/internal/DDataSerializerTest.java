@@ -325,4 +325,32 @@ class DDataSerializerTest {
     assertEquals(new CoordinatorStateRecord(new Version(4, 2, "w"), new Version(4, 1, "w"), expected),
         serializer.fromBinary(bytes.toByteArray(), "C"));
   }
+
+  @Test
+  void headsAndPartsAreBoundToThisSerializerAndSurviveTheTrip() throws Exception {
+    var serialization = SerializationExtension.get(Adapter.toClassic(testKit.system()));
+    Version v = new Version(5, 2, "w");
+    PartVersions parts = PartVersions.all(new Version(5, 0, "w"), 3).with(v, 3, java.util.Set.of(2));
+    CoordinatorStateHead head = new CoordinatorStateHead(v, new Version(5, 1, "w"), parts,
+        PartVersions.all(new Version(5, 0, "w"), 3));
+    CoordinatorStatePart part = new CoordinatorStatePart(v, new byte[] {1, 2, 3}, new Version(5, 0, "w"),
+        new byte[] {1});
+    CoordinatorStatePart first = new CoordinatorStatePart(v, new byte[0], null, null);
+    for (Object value : List.of(head, part, first)) {
+      assertInstanceOf(DDataSerializer.class, serialization.findSerializerFor(value));
+      assertEquals(value, serializer.fromBinary(serializer.toBinary(value), serializer.manifest(value)));
+    }
+    assertEquals("H", serializer.manifest(head));
+    assertEquals("P", serializer.manifest(part));
+    byte[] newer = serializer.toBinary(head);
+    newer[0] = 2;
+    NotSerializableException e = assertThrows(NotSerializableException.class, () -> serializer.fromBinary(newer, "H"));
+    assertTrue(e.getMessage().contains("coordinator state head (manifest [H]) in format 2")
+        && e.getMessage().contains("written by a newer shardkit"), e.getMessage());
+    byte[] cut = java.util.Arrays.copyOf(serializer.toBinary(part), 6);
+    NotSerializableException truncated = assertThrows(NotSerializableException.class,
+        () -> serializer.fromBinary(cut, "P"));
+    assertTrue(truncated.getMessage().contains("coordinator state part (manifest [P]) of 6 bytes, truncated or corrupt"),
+        truncated.getMessage());
+  }
 }

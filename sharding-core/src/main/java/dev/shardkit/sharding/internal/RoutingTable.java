@@ -57,16 +57,15 @@ public final class RoutingTable {
     }
   }
 
-  private static final RoutingTable EMPTY = new RoutingTable(HashMap$.MODULE$.empty(), HashMap$.MODULE$.empty(),
+  private static final RoutingTable EMPTY = new RoutingTable(ChunkedHashMap.empty(), HashMap$.MODULE$.empty(),
       HashMap$.MODULE$.empty(), Set.of(), Set.of(), false);
-  // A shared constant: a lookup of an unknown shard allocates nothing.
-  private static final Function0<Home> NONE = () -> null;
   private static final HashSet<String> EMPTY_SHARDS = HashSet$.MODULE$.empty();
   private static final Function0<HashSet<String>> NO_SHARDS = () -> EMPTY_SHARDS;
 
-  // Persistent maps: a changed table shares all but the changed entries with the one before it,
-  // so a home change costs time logarithmic in the number of shards, not a copy of the table.
-  private final HashMap<String, Home> homes;
+  // Persistent maps: a changed table shares all but a small part with the one before it, so a
+  // home change does not copy the table. The homes, which every caller's message looks up, are in
+  // a map made for fast lookups; the indexes, which only the region reads, in Scala's.
+  private final ChunkedHashMap<Home> homes;
   /** The shards hosted here, kept apart so that the region's questions about them need no scan. */
   private final HashMap<String, ActorRef<Object>> locals;
   /** The shards of each remote region, so that a node's or region's shards need no scan either. */
@@ -75,7 +74,7 @@ public final class RoutingTable {
   private final Set<ActorRef<Object>> closing;
   private final boolean localHeld;
 
-  private RoutingTable(HashMap<String, Home> homes, HashMap<String, ActorRef<Object>> locals,
+  private RoutingTable(ChunkedHashMap<Home> homes, HashMap<String, ActorRef<Object>> locals,
       HashMap<ActorRef<Object>, HashSet<String>> byRegion, Set<Address> unreachable, Set<ActorRef<Object>> closing,
       boolean localHeld) {
     this.homes = homes;
@@ -92,13 +91,13 @@ public final class RoutingTable {
 
   /** Where to send a message for the shard now, or null when its home is unknown or held. */
   public Home home(String shardId) {
-    Home h = homes.getOrElse(shardId, NONE);
+    Home h = homes.get(shardId);
     return h != null && isHeld(h) ? null : h;
   }
 
   /** The shard's recorded home, routable or held; null when it is not known. */
   public Home knownHome(String shardId) {
-    return homes.getOrElse(shardId, NONE);
+    return homes.get(shardId);
   }
 
   /**
@@ -148,8 +147,10 @@ public final class RoutingTable {
     if (homes == null) {
       throw new IllegalArgumentException("the homes for the routing table must not be null");
     }
+    homes.forEach(Change::check);
     Change change = new Change(this);
-    homes.forEach(change::put);
+    homes.forEach(change::index);
+    change.homes = this.homes.withAll(homes);
     return change.table();
   }
 
@@ -228,7 +229,7 @@ public final class RoutingTable {
   /** One change of the table's homes, applied to its maps in turn: nothing is copied whole. */
   private static final class Change {
     private final RoutingTable from;
-    private HashMap<String, Home> homes;
+    private ChunkedHashMap<Home> homes;
     private HashMap<String, ActorRef<Object>> locals;
     private HashMap<ActorRef<Object>, HashSet<String>> byRegion;
 
@@ -239,34 +240,43 @@ public final class RoutingTable {
       this.byRegion = from.byRegion;
     }
 
-    Change put(String shardId, Home home) {
+    static void check(String shardId, Home home) {
       if (shardId == null || home == null) {
         throw new IllegalArgumentException("a routing table home needs a shard id and a home, got shard id ["
             + shardId + "] and home [" + home + "]");
       }
-      remove(shardId);
-      homes = homes.updated(shardId, home);
+    }
+
+    Change put(String shardId, Home home) {
+      check(shardId, home);
+      index(shardId, home);
+      homes = homes.with(shardId, home);
+      return this;
+    }
+
+    /** Moves the shard in the indexes from the home it had (if any) to {@code home}. */
+    void index(String shardId, Home home) {
+      unindex(shardId, homes.get(shardId));
       if (home instanceof Local l) {
         locals = locals.updated(shardId, l.shard());
       } else if (home instanceof Remote r) {
         byRegion = byRegion.updated(r.region(), byRegion.getOrElse(r.region(), NO_SHARDS).incl(shardId));
       }
-      return this;
     }
 
     Change remove(String shardId) {
-      Home old = homes.getOrElse(shardId, NONE);
-      if (old == null) {
-        return this;
-      }
-      homes = homes.removed(shardId);
+      unindex(shardId, homes.get(shardId));
+      homes = homes.without(shardId);
+      return this;
+    }
+
+    private void unindex(String shardId, Home old) {
       if (old instanceof Local) {
         locals = locals.removed(shardId);
       } else if (old instanceof Remote r) {
         HashSet<String> rest = byRegion.apply(r.region()).excl(shardId);
         byRegion = rest.isEmpty() ? byRegion.removed(r.region()) : byRegion.updated(r.region(), rest);
       }
-      return this;
     }
 
     RoutingTable table() {

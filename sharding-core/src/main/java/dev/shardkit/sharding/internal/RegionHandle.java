@@ -43,6 +43,7 @@ final class RegionHandle {
   private final AtomicIntegerArray pendingInRegion = new AtomicIntegerArray(STRIPES * PAD);
   private final AtomicIntegerArray inShortcut = new AtomicIntegerArray(STRIPES * PAD);
   private ActorRef<Object> region;
+  private ActorRef<Object> entrance;
   /** Set by the region when it starts, before it publishes a table with a remote home. */
   private volatile DropReporter drops;
   private volatile RoutingTable published = RoutingTable.empty();
@@ -60,6 +61,22 @@ final class RegionHandle {
       throw new IllegalStateException("region already attached");
     }
     this.region = regionRef;
+  }
+
+  /**
+   * Sets the region's {@link RegionEntrance}, which asks go through. Called once, after
+   * {@link #attach} and before the handle is shared with callers.
+   */
+  void useEntrance(ActorRef<Object> entranceRef) {
+    if (this.entrance != null) {
+      throw new IllegalStateException("entrance already set");
+    }
+    this.entrance = entranceRef;
+  }
+
+  /** The region's entrance: messages sent to it are routed like {@link #deliver}, on the sender's thread. */
+  public ActorRef<Object> entrance() {
+    return entrance;
   }
 
   /** The region's drop counter, which callers report refused messages to. Called by the region once. */
@@ -103,6 +120,21 @@ final class RegionHandle {
     drops.dropped(deliver.message(), "remote delivery to " + outbox.destination().path().address()
         + " is not keeping up: buffer-size (" + outbox.limit() + ") messages already wait for it; dropping a message for"
         + " entity [" + deliver.entityId() + "]", Adapter.toClassic(outbox.destination()));
+  }
+
+  /**
+   * A message the extractor could not place, reported by the region's drop counter.
+   *
+   * @return false if the region has not started yet (it has no drop counter): the caller sends the
+   *     message to the region, which reports it
+   */
+  boolean rejected(Object message, String reason) {
+    DropReporter reporter = drops;
+    if (reporter == null) {
+      return false;
+    }
+    reporter.dropped(message, reason, Adapter.toClassic(region));
+    return true;
   }
 
   /** Wraps a message for the region and counts it as pending. */

@@ -17,6 +17,12 @@ final class EntityRefImpl<M> implements EntityRef<M> {
   private final String shardId;
   private final RegionHandle handle;
   private final Scheduler scheduler;
+  /**
+   * The home found by the last tell, to skip the lookup while the table is the same. Written by
+   * whichever thread tells last: an immutable record, so a racing reader sees a whole one, and any
+   * one is checked against the table published now before it is used.
+   */
+  private RegionHandle.KnownHome lastHome;
 
   public EntityRefImpl(EntityTypeKey<M> typeKey, String entityId, String shardId, RegionHandle handle,
       Scheduler scheduler) {
@@ -39,7 +45,7 @@ final class EntityRefImpl<M> implements EntityRef<M> {
 
   @Override
   public void tell(M message) {
-    handle.deliver(envelope(message));
+    lastHome = handle.deliver(envelope(message), lastHome);
   }
 
   @Override

@@ -88,16 +88,37 @@ final class RegionHandle {
     return region;
   }
 
+  /**
+   * The home a caller found for its shard in one published table. A caller that sends to one
+   * shard again and again ({@code EntityRef}) keeps it and skips the lookup while the region has
+   * published nothing newer: a new table, whatever changed in it, means looking up again.
+   */
+  record KnownHome(RoutingTable table, RoutingTable.Home home) {}
+
   /** Sends a message toward its entity by the fastest route that keeps order. */
   public void deliver(Deliver deliver) {
+    deliver(deliver, null);
+  }
+
+  /**
+   * Like {@link #deliver(Deliver)}, reusing {@code known} (or null) if it was found in the table
+   * published now.
+   *
+   * @return the home found for the shard in the table the message was routed by, to pass next
+   *     time; {@code known} itself when it was reused, null when the message went through the region
+   */
+  KnownHome deliver(Deliver deliver, KnownHome known) {
     int slot = slot(deliver.shardId());
     if (pendingInRegion.get(slot) == 0) {
       inShortcut.incrementAndGet(slot);
       try {
-        RoutingTable.Home home = published.home(deliver.shardId());
+        RoutingTable table = published;
+        KnownHome found = known != null && known.table() == table ? known
+            : new KnownHome(table, table.home(deliver.shardId()));
+        RoutingTable.Home home = found.home();
         if (home instanceof RoutingTable.Local local) {
           local.shard().tell(deliver);
-          return;
+          return found;
         }
         // A message whose class cannot be serialized goes through the region, which reports it
         // naming the entity.
@@ -106,13 +127,14 @@ final class RegionHandle {
           if (!remote.outbox().offer(deliver)) {
             refused(deliver, remote.outbox());
           }
-          return;
+          return found;
         }
       } finally {
         inShortcut.decrementAndGet(slot);
       }
     }
     region.tell(viaRegion(deliver));
+    return null;
   }
 
   /** A message a remote home's outbox refused because it is full (or closed): dropped, counted, warned. */

@@ -94,7 +94,16 @@ final class RegionEntrance {
     } else if (message instanceof AutoReceivedMessage || message instanceof ShardingProtocol) {
       region.tell(message, sender);
     } else {
-      EnvelopeExtraction.Result result = EnvelopeExtraction.extract(typeName, extractor, message);
+      EnvelopeExtraction.Result result;
+      try {
+        result = EnvelopeExtraction.extract(typeName, extractor, message);
+      } catch (Exception thrownSneakily) {
+        // A checked exception thrown past the compiler's checks: not the sender's to catch. The
+        // region meets it again on its own thread and reports that it failed handling the message,
+        // counting it as dropped.
+        region.tell(message, sender);
+        return;
+      }
       if (result instanceof EnvelopeExtraction.Extracted extracted) {
         handle.deliver(extracted.deliver());
       } else if (!handle.rejected(message, ((EnvelopeExtraction.Rejected) result).reason())) {

@@ -62,6 +62,9 @@ public final class ClusterSharding implements Extension {
 
   /**
    * Starts an entity type on this node and returns its region, to which envelopes can be sent.
+   * The returned ref routes each envelope on the sender's thread, like an {@link EntityRef}, and in
+   * order with the same sender's {@code EntityRef} messages; it can be asked, sent to other nodes
+   * (where it still routes) and watched (it terminates when the region stops).
    * Idempotent per type name: a second call returns the same region. On a node without the
    * entity's role this starts a proxy-only region, which routes but hosts nothing. The first
    * start (or {@link #startProxy}) on a node logs a warning for each unsafe setting of the node's

@@ -17,6 +17,12 @@ final class EntityRefImpl<M> implements EntityRef<M> {
   private final String shardId;
   private final RegionHandle handle;
   private final Scheduler scheduler;
+  /**
+   * The home found by the last tell, to skip the lookup while the table is the same. Written by
+   * whichever thread tells last: an immutable record, so a racing reader sees a whole one, and any
+   * one is checked against the table published now before it is used.
+   */
+  private RegionHandle.KnownHome lastHome;
 
   public EntityRefImpl(EntityTypeKey<M> typeKey, String entityId, String shardId, RegionHandle handle,
       Scheduler scheduler) {
@@ -39,7 +45,7 @@ final class EntityRefImpl<M> implements EntityRef<M> {
 
   @Override
   public void tell(M message) {
-    handle.deliver(envelope(message));
+    lastHome = handle.deliver(envelope(message), lastHome);
   }
 
   @Override
@@ -48,12 +54,10 @@ final class EntityRefImpl<M> implements EntityRef<M> {
       throw new IllegalArgumentException("ask to entity [" + entityId + "] of type [" + typeKey.name()
           + "] needs a message factory, got null");
     }
-    // Asks go through the region: the message is created inside AskPattern, after the route
-    // would have to be chosen, so it cannot take part in the shortcut's in-flight accounting. The
-    // region keeps it in order with this caller's earlier shortcut messages (they are already in
-    // the home's mailbox) and later ones (they wait while it is pending).
-    return AskPattern.<Object, R>ask(handle.region(),
-        replyTo -> handle.viaRegion(envelope(messageFactory.apply(replyTo))), timeout, scheduler);
+    // The entrance routes the message when AskPattern sends it, by the same handle as tell: straight
+    // to a known home, in order with this caller's tells before and after it.
+    return AskPattern.<Object, R>ask(handle.entrance(), replyTo -> envelope(messageFactory.apply(replyTo)), timeout,
+        scheduler);
   }
 
   private Deliver envelope(M message) {

@@ -43,6 +43,7 @@ final class RegionHandle {
   private final AtomicIntegerArray pendingInRegion = new AtomicIntegerArray(STRIPES * PAD);
   private final AtomicIntegerArray inShortcut = new AtomicIntegerArray(STRIPES * PAD);
   private ActorRef<Object> region;
+  private ActorRef<Object> entrance;
   /** Set by the region when it starts, before it publishes a table with a remote home. */
   private volatile DropReporter drops;
   private volatile RoutingTable published = RoutingTable.empty();
@@ -62,6 +63,22 @@ final class RegionHandle {
     this.region = regionRef;
   }
 
+  /**
+   * Sets the region's {@link RegionEntrance}, which asks go through. Called once, after
+   * {@link #attach} and before the handle is shared with callers.
+   */
+  void useEntrance(ActorRef<Object> entranceRef) {
+    if (this.entrance != null) {
+      throw new IllegalStateException("entrance already set");
+    }
+    this.entrance = entranceRef;
+  }
+
+  /** The region's entrance: messages sent to it are routed like {@link #deliver}, on the sender's thread. */
+  public ActorRef<Object> entrance() {
+    return entrance;
+  }
+
   /** The region's drop counter, which callers report refused messages to. Called by the region once. */
   void useDrops(DropReporter reporter) {
     this.drops = reporter;
@@ -71,16 +88,37 @@ final class RegionHandle {
     return region;
   }
 
+  /**
+   * The home a caller found for its shard in one published table. A caller that sends to one
+   * shard again and again ({@code EntityRef}) keeps it and skips the lookup while the region has
+   * published nothing newer: a new table, whatever changed in it, means looking up again.
+   */
+  record KnownHome(RoutingTable table, RoutingTable.Home home) {}
+
   /** Sends a message toward its entity by the fastest route that keeps order. */
   public void deliver(Deliver deliver) {
+    deliver(deliver, null);
+  }
+
+  /**
+   * Like {@link #deliver(Deliver)}, reusing {@code known} (or null) if it was found in the table
+   * published now.
+   *
+   * @return the home found for the shard in the table the message was routed by, to pass next
+   *     time; {@code known} itself when it was reused, null when the message went through the region
+   */
+  KnownHome deliver(Deliver deliver, KnownHome known) {
     int slot = slot(deliver.shardId());
     if (pendingInRegion.get(slot) == 0) {
       inShortcut.incrementAndGet(slot);
       try {
-        RoutingTable.Home home = published.home(deliver.shardId());
+        RoutingTable table = published;
+        KnownHome found = known != null && known.table() == table ? known
+            : new KnownHome(table, table.home(deliver.shardId()));
+        RoutingTable.Home home = found.home();
         if (home instanceof RoutingTable.Local local) {
           local.shard().tell(deliver);
-          return;
+          return found;
         }
         // A message whose class cannot be serialized goes through the region, which reports it
         // naming the entity.
@@ -89,13 +127,14 @@ final class RegionHandle {
           if (!remote.outbox().offer(deliver)) {
             refused(deliver, remote.outbox());
           }
-          return;
+          return found;
         }
       } finally {
         inShortcut.decrementAndGet(slot);
       }
     }
     region.tell(viaRegion(deliver));
+    return null;
   }
 
   /** A message a remote home's outbox refused because it is full (or closed): dropped, counted, warned. */
@@ -103,6 +142,21 @@ final class RegionHandle {
     drops.dropped(deliver.message(), "remote delivery to " + outbox.destination().path().address()
         + " is not keeping up: buffer-size (" + outbox.limit() + ") messages already wait for it; dropping a message for"
         + " entity [" + deliver.entityId() + "]", Adapter.toClassic(outbox.destination()));
+  }
+
+  /**
+   * A message the extractor could not place, reported by the region's drop counter.
+   *
+   * @return false if the region has not started yet (it has no drop counter): the caller sends the
+   *     message to the region, which reports it
+   */
+  boolean rejected(Object message, String reason) {
+    DropReporter reporter = drops;
+    if (reporter == null) {
+      return false;
+    }
+    reporter.dropped(message, reason, Adapter.toClassic(region));
+    return true;
   }
 
   /** Wraps a message for the region and counts it as pending. */

@@ -1,13 +1,18 @@
 package dev.shardkit.sharding.internal;
 
+import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
+import scala.Function0;
+import scala.collection.immutable.HashMap;
+import scala.collection.immutable.HashMap$;
+import scala.collection.immutable.HashSet;
+import scala.collection.immutable.HashSet$;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * A region's knowledge of where shards live: immutable, so the region can publish it to
@@ -52,16 +57,29 @@ public final class RoutingTable {
     }
   }
 
-  private static final RoutingTable EMPTY = new RoutingTable(Map.of(), Set.of(), Set.of(), false);
+  private static final RoutingTable EMPTY = new RoutingTable(ChunkedHashMap.empty(), HashMap$.MODULE$.empty(),
+      HashMap$.MODULE$.empty(), Set.of(), Set.of(), false);
+  private static final HashSet<String> EMPTY_SHARDS = HashSet$.MODULE$.empty();
+  private static final Function0<HashSet<String>> NO_SHARDS = () -> EMPTY_SHARDS;
 
-  private final Map<String, Home> homes;
+  // Persistent maps: a changed table shares all but a small part with the one before it, so a
+  // home change does not copy the table. The homes, which every caller's message looks up, are in
+  // a map made for fast lookups; the indexes, which only the region reads, in Scala's.
+  private final ChunkedHashMap<Home> homes;
+  /** The shards hosted here, kept apart so that the region's questions about them need no scan. */
+  private final HashMap<String, ActorRef<Object>> locals;
+  /** The shards of each remote region, so that a node's or region's shards need no scan either. */
+  private final HashMap<ActorRef<Object>, HashSet<String>> byRegion;
   private final Set<Address> unreachable;
   private final Set<ActorRef<Object>> closing;
   private final boolean localHeld;
 
-  private RoutingTable(Map<String, Home> homes, Set<Address> unreachable, Set<ActorRef<Object>> closing,
+  private RoutingTable(ChunkedHashMap<Home> homes, HashMap<String, ActorRef<Object>> locals,
+      HashMap<ActorRef<Object>, HashSet<String>> byRegion, Set<Address> unreachable, Set<ActorRef<Object>> closing,
       boolean localHeld) {
     this.homes = homes;
+    this.locals = locals;
+    this.byRegion = byRegion;
     this.unreachable = unreachable;
     this.closing = closing;
     this.localHeld = localHeld;
@@ -102,7 +120,7 @@ public final class RoutingTable {
 
   /** The same homes, with the shards hosted here held or not. */
   public RoutingTable withLocalHeld(boolean held) {
-    return held == localHeld ? this : new RoutingTable(homes, unreachable, closing, held);
+    return held == localHeld ? this : new RoutingTable(homes, locals, byRegion, unreachable, closing, held);
   }
 
   /** The nodes this table treats as unreachable. */
@@ -110,33 +128,55 @@ public final class RoutingTable {
     return unreachable;
   }
 
+  /**
+   * The same table with the shard living in {@code home}.
+   *
+   * @throws IllegalArgumentException if the shard id or the home is null
+   */
   public RoutingTable withHome(String shardId, Home home) {
-    Map<String, Home> copy = new HashMap<>(homes);
-    copy.put(shardId, home);
-    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, closing, localHeld);
+    return new Change(this).put(shardId, home).table();
+  }
+
+  /**
+   * The same table with every shard of {@code homes} living in the home given for it: one change
+   * for many homes, as when a region learns the homes placed up front all at once.
+   *
+   * @throws IllegalArgumentException if {@code homes} is null or holds a null shard id or home
+   */
+  public RoutingTable withHomes(Map<String, Home> homes) {
+    if (homes == null) {
+      throw new IllegalArgumentException("the homes for the routing table must not be null");
+    }
+    homes.forEach(Change::check);
+    Change change = new Change(this);
+    homes.forEach(change::index);
+    change.homes = this.homes.withAll(homes);
+    return change.table();
   }
 
   public RoutingTable without(String shardId) {
-    if (!homes.containsKey(shardId)) {
+    if (!homes.contains(shardId)) {
       return this;
     }
-    Map<String, Home> copy = new HashMap<>(homes);
-    copy.remove(shardId);
-    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, closing, localHeld);
+    return new Change(this).remove(shardId).table();
   }
 
   /** The table without every shard that lived in {@code region}, which is no longer closing either. */
   public RoutingTable withoutRegion(ActorRef<Object> region) {
-    Map<String, Home> copy = new HashMap<>(homes);
-    copy.values().removeIf(h -> h instanceof Remote r && r.region().equals(region));
     Set<ActorRef<Object>> stillClosing = closing;
     if (closing.contains(region)) {
-      Set<ActorRef<Object>> rest = new HashSet<>(closing);
+      Set<ActorRef<Object>> rest = new java.util.HashSet<>(closing);
       rest.remove(region);
       stillClosing = Set.copyOf(rest);
     }
-    return copy.size() == homes.size() && stillClosing == closing ? this
-        : new RoutingTable(Collections.unmodifiableMap(copy), unreachable, stillClosing, localHeld);
+    HashSet<String> lost = byRegion.getOrElse(region, NO_SHARDS);
+    if (lost.isEmpty() && stillClosing == closing) {
+      return this;
+    }
+    Change change = new Change(this);
+    lost.foreach(shardId -> change.remove(shardId));
+    RoutingTable t = change.table();
+    return new RoutingTable(t.homes, t.locals, t.byRegion, unreachable, stillClosing, localHeld);
   }
 
   /**
@@ -147,9 +187,9 @@ public final class RoutingTable {
     if (closing.contains(region)) {
       return this;
     }
-    Set<ActorRef<Object>> more = new HashSet<>(closing);
+    Set<ActorRef<Object>> more = new java.util.HashSet<>(closing);
     more.add(region);
-    return new RoutingTable(homes, unreachable, Set.copyOf(more), localHeld);
+    return new RoutingTable(homes, locals, byRegion, unreachable, Set.copyOf(more), localHeld);
   }
 
   /** True while the shards of {@code region} are held for its link to close. */
@@ -159,34 +199,89 @@ public final class RoutingTable {
 
   /** The same homes, with {@code nodes} as the unreachable ones. */
   public RoutingTable withUnreachable(Set<Address> nodes) {
-    return new RoutingTable(homes, Set.copyOf(nodes), closing, localHeld);
+    return new RoutingTable(homes, locals, byRegion, Set.copyOf(nodes), closing, localHeld);
   }
 
-  /** The shards hosted by the region that owns this table. */
+  /** The shards hosted by the region that owns this table: an unmodifiable view, made in constant time. */
   public Map<String, ActorRef<Object>> localShards() {
-    Map<String, ActorRef<Object>> local = new HashMap<>();
-    homes.forEach((id, h) -> {
-      if (h instanceof Local l) {
-        local.put(id, l.shard());
-      }
-    });
-    return local;
+    return Collections.unmodifiableMap(CollectionConverters.asJava(locals));
   }
 
   /** The shards whose home is on {@code node}. */
   public List<String> shardsOn(Address node) {
-    return remoteShardsWhere(r -> r.region().path().address().equals(node));
+    List<String> on = new ArrayList<>();
+    byRegion.foreachEntry((region, shards) -> {
+      if (region.path().address().equals(node)) {
+        shards.foreach(on::add);
+      }
+      return null;
+    });
+    return on;
   }
 
   /** The shards that live in {@code region}. */
   public List<String> shardsOf(ActorRef<Object> region) {
-    return remoteShardsWhere(r -> r.region().equals(region));
+    List<String> of = new ArrayList<>();
+    byRegion.getOrElse(region, NO_SHARDS).foreach(of::add);
+    return of;
   }
 
-  private List<String> remoteShardsWhere(java.util.function.Predicate<Remote> test) {
-    return homes.entrySet().stream()
-        .filter(e -> e.getValue() instanceof Remote r && test.test(r))
-        .map(Map.Entry::getKey)
-        .toList();
+  /** One change of the table's homes, applied to its maps in turn: nothing is copied whole. */
+  private static final class Change {
+    private final RoutingTable from;
+    private ChunkedHashMap<Home> homes;
+    private HashMap<String, ActorRef<Object>> locals;
+    private HashMap<ActorRef<Object>, HashSet<String>> byRegion;
+
+    Change(RoutingTable from) {
+      this.from = from;
+      this.homes = from.homes;
+      this.locals = from.locals;
+      this.byRegion = from.byRegion;
+    }
+
+    static void check(String shardId, Home home) {
+      if (shardId == null || home == null) {
+        throw new IllegalArgumentException("a routing table home needs a shard id and a home, got shard id ["
+            + shardId + "] and home [" + home + "]");
+      }
+    }
+
+    Change put(String shardId, Home home) {
+      check(shardId, home);
+      index(shardId, home);
+      homes = homes.with(shardId, home);
+      return this;
+    }
+
+    /** Moves the shard in the indexes from the home it had (if any) to {@code home}. */
+    void index(String shardId, Home home) {
+      unindex(shardId, homes.get(shardId));
+      if (home instanceof Local l) {
+        locals = locals.updated(shardId, l.shard());
+      } else if (home instanceof Remote r) {
+        byRegion = byRegion.updated(r.region(), byRegion.getOrElse(r.region(), NO_SHARDS).incl(shardId));
+      }
+    }
+
+    Change remove(String shardId) {
+      unindex(shardId, homes.get(shardId));
+      homes = homes.without(shardId);
+      return this;
+    }
+
+    private void unindex(String shardId, Home old) {
+      if (old instanceof Local) {
+        locals = locals.removed(shardId);
+      } else if (old instanceof Remote r) {
+        HashSet<String> rest = byRegion.apply(r.region()).excl(shardId);
+        byRegion = rest.isEmpty() ? byRegion.removed(r.region()) : byRegion.updated(r.region(), rest);
+      }
+    }
+
+    RoutingTable table() {
+      return homes == from.homes ? from
+          : new RoutingTable(homes, locals, byRegion, from.unreachable, from.closing, from.localHeld);
+    }
   }
 }

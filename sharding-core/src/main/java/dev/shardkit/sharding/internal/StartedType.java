@@ -113,6 +113,7 @@ public final class StartedType {
     ActorRef<Object> region = system.systemActorOf(ShardRegion.create(spec), ShardRegion.actorName(name),
         Props.empty());
     handle.attach(region);
+    handle.useEntrance(RegionEntrance.open(name, extractor, handle));
     StartedType started = new StartedType(system, typeKey, handle, extractor, coordinator);
     started.handOffBeforeLeaving(classic);
     return started;
@@ -169,9 +170,12 @@ public final class StartedType {
     return typeKey;
   }
 
-  /** This node's region of the type. */
+  /**
+   * The ref {@code start} returns: this node's region of the type, entered on the sender's thread
+   * (see {@link RegionEntrance}).
+   */
   public ActorRef<Object> region() {
-    return handle.region();
+    return handle.entrance();
   }
 
   /**

@@ -71,6 +71,28 @@ class RegionHandleTest {
   }
 
   @Test
+  void aKnownHomeIsReusedOnlyWhileItsTableIsTheOnePublished() {
+    TestInbox<Object> next = TestInbox.create("next");
+    handle.publish(tableWith("s1", shard));
+    RegionHandle.KnownHome known = handle.deliver(msg("s1", 1), null);
+    assertEquals(new Local(shard.getRef()), known.home());
+    assertTrue(known == handle.deliver(msg("s1", 2), known), "the same table: the home found before is reused");
+
+    // The shard moves: a caller holding the old home must not send by it.
+    handle.publish(tableWith("s1", next));
+    RegionHandle.KnownHome moved = handle.deliver(msg("s1", 3), known);
+    assertEquals(new Local(next.getRef()), moved.home());
+    assertEquals(List.of(msg("s1", 1), msg("s1", 2)), shard.getAllReceived());
+    assertEquals(msg("s1", 3), next.receiveMessage());
+
+    // Handing off: no home published, so the message goes through the region and nothing is kept.
+    handle.publish(RoutingTable.empty());
+    assertEquals(null, handle.deliver(msg("s1", 4), moved));
+    assertEquals(msg("s1", 4), assertInstanceOf(ViaRegion.class, region.receiveMessage()).deliver());
+    assertFalse(next.hasMessages());
+  }
+
+  @Test
   void aKnownLocalHomeIsSentToFromTheCallersThread() {
     handle.publish(tableWith("s1", shard));
     handle.deliver(msg("s1", 1));

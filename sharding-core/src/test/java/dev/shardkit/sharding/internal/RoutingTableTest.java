@@ -265,4 +265,48 @@ class RoutingTableTest {
     assertTrue(added.withUnreachable(Set.of(region1.path().address())).localHeld(), "kept across other changes");
     assertTrue(added.withClosing(region2).localHeld(), "and across a region closing");
   }
+
+  @Test
+  void withHomesSetsManyHomesInOneChange() {
+    RoutingTable t = RoutingTable.empty()
+        .withHome("1", remote(region1))
+        .withHome("2", new Local(shardA))
+        .withHome("9", remote(region2));
+    Map<String, Home> homes = new java.util.LinkedHashMap<>();
+    homes.put("1", remote(region2));
+    homes.put("2", remote(region1));
+    homes.put("3", new Local(shardB));
+    RoutingTable after = t.withHomes(homes);
+    assertSame(region2, after.home("1").target());
+    assertSame(region1, after.home("2").target());
+    assertSame(shardB, after.home("3").target());
+    assertSame(region2, after.home("9").target(), "a shard not named keeps its home");
+    assertEquals(Map.of("3", shardB), after.localShards(), "a shard moved away is no longer hosted here");
+    assertEquals(List.of("2"), after.shardsOf(region1), "a shard moved away from a region is no longer its");
+    assertEquals(Set.of("1", "9"), new HashSet<>(after.shardsOf(region2)));
+    assertEquals(new Local(shardA), t.home("2"), "the table it came from is untouched");
+    assertSame(t, t.withHomes(Map.of()));
+  }
+
+  @Test
+  void aRegionLosingItsLastShardIsForgottenByTheIndex() {
+    RoutingTable t = RoutingTable.empty().withHome("1", remote(region1)).withHome("1", new Local(shardA));
+    assertEquals(List.of(), t.shardsOf(region1));
+    assertEquals(List.of(), t.shardsOn(region1.path().address()));
+    assertSame(t, t.withoutRegion(region1), "nothing lives there any more");
+  }
+
+  @Test
+  void badHomesAreRefusedNamingWhatIsMissing() {
+    RoutingTable t = RoutingTable.empty();
+    IllegalArgumentException noHome = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> t.withHome("7", null));
+    assertTrue(noHome.getMessage().contains("[7]"), noHome.getMessage());
+    Map<String, Home> nullId = new java.util.HashMap<>();
+    nullId.put(null, new Local(shardA));
+    assertTrue(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> t.withHomes(nullId))
+        .getMessage().contains("shard id [null]"));
+    assertTrue(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> t.withHomes(null))
+        .getMessage().contains("must not be null"));
+  }
 }

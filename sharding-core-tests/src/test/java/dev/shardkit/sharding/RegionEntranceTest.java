@@ -1,0 +1,220 @@
+package dev.shardkit.sharding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.testkit.CborSerializable;
+import dev.shardkit.sharding.testkit.Ledger;
+import dev.shardkit.sharding.testkit.Recorder;
+import dev.shardkit.sharding.testkit.TestCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.BehaviorInterceptor;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.Terminated;
+import org.apache.pekko.actor.typed.TypedActorContext;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ref {@code start} returns routes on the sender's thread (through the same path as
+ * {@code EntityRef}) and is still an ordinary actor ref: one sender mixing it, {@code EntityRef}
+ * tells and {@code EntityRef} asks keeps its order and loses nothing while shards move; it
+ * survives a trip to another node and back into a ref that routes, can be asked there and here,
+ * and is watched, locally and remotely, until its region stops.
+ */
+class RegionEntranceTest {
+  static final EntityTypeKey<Ledger.Command> LEDGER = EntityTypeKey.create(Ledger.Command.class, "Entrance");
+  static final EntityTypeKey<Recorder.Command> RECORDER = EntityTypeKey.create(Recorder.Command.class, "EntranceRef");
+
+  /** A ledger message that also asks for a reply: the entity records it like any other, then answers its seq. */
+  record Asked(String sender, int seq, ActorRef<Integer> replyTo) implements Ledger.Command, CborSerializable {}
+
+  final Ledger ledger = new Ledger();
+  TestCluster cluster;
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  ActorRef<ShardingEnvelope<Ledger.Command>> startLedger(ActorSystem<?> system) {
+    return ClusterSharding.get(system).start(Entity.of(LEDGER, this::answering)
+        .withSettings(ShardingSettings.create(system).withNumberOfShards(RebalanceTest.SHARDS)));
+  }
+
+  /** The ledger's entity, which also takes {@link Asked}: recorded in the same stream as {@code Msg}, then answered. */
+  Behavior<Ledger.Command> answering(EntityContext<Ledger.Command> ctx) {
+    return Behaviors.intercept(() -> new BehaviorInterceptor<Ledger.Command, Ledger.Command>(Ledger.Command.class) {
+      @Override
+      public Behavior<Ledger.Command> aroundReceive(TypedActorContext<Ledger.Command> c, Ledger.Command msg,
+          ReceiveTarget<Ledger.Command> target) {
+        if (msg instanceof Asked asked) {
+          Behavior<Ledger.Command> next = target.apply(c, new Ledger.Msg(asked.sender(), asked.seq()));
+          asked.replyTo().tell(asked.seq());
+          return next;
+        }
+        return target.apply(c, msg);
+      }
+    }, ledger.entity(ctx));
+  }
+
+  @Test
+  void oneSenderMixingTheEntranceEntityRefTellsAndAsksKeepsOrderWhileShardsMove() throws Exception {
+    cluster = new TestCluster("EntranceMix").startNodes(2);
+    List<ActorRef<ShardingEnvelope<Ledger.Command>>> entrances = new ArrayList<>();
+    cluster.systems().forEach(s -> entrances.add(startLedger(s)));
+    List<String> entities = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      entities.add("e-" + i);
+    }
+    // The senders go on, round after round, until the shards have spread over the third node.
+    AtomicBoolean moved = new AtomicBoolean();
+    Map<String, Integer> sent = new ConcurrentHashMap<>();
+    List<CompletableFuture<Integer>> asks = new ArrayList<>();
+    List<Integer> askedSeqs = new ArrayList<>();
+    Thread[] senders = new Thread[2];
+    for (int n = 0; n < 2; n++) {
+      ActorSystem<?> system = cluster.system(n);
+      ActorRef<ShardingEnvelope<Ledger.Command>> entrance = entrances.get(n);
+      String name = "node-" + n;
+      senders[n] = new Thread(() -> {
+        List<EntityRef<Ledger.Command>> refs = entities.stream()
+            .map(id -> ClusterSharding.get(system).entityRefFor(LEDGER, id)).toList();
+        int seq = 0;
+        while (!moved.get()) {
+          seq++;
+          for (int e = 0; e < entities.size(); e++) {
+            // Each entity's stream switches route at every message: entrance, EntityRef tell, EntityRef ask.
+            int route = (seq + e) % 3;
+            if (route == 0) {
+              entrance.tell(new ShardingEnvelope<>(entities.get(e), new Ledger.Msg(name, seq)));
+            } else if (route == 1) {
+              refs.get(e).tell(new Ledger.Msg(name, seq));
+            } else if (e % 10 == 0) {
+              int s = seq;
+              CompletableFuture<Integer> answer = refs.get(e).<Integer>ask(r -> new Asked(name, s, r),
+                  Duration.ofSeconds(30)).toCompletableFuture();
+              synchronized (asks) {
+                asks.add(answer);
+                askedSeqs.add(s);
+              }
+            } else {
+              refs.get(e).tell(new Ledger.Msg(name, seq));
+            }
+          }
+          if (seq % 5 == 0) {
+            try {
+              Thread.sleep(100);
+            } catch (InterruptedException ex) {
+              throw new IllegalStateException(ex);
+            }
+          }
+        }
+        sent.put(name, seq);
+      }, "entrance-sender-" + n);
+      senders[n].start();
+    }
+    // A third node joins while they send: shards move to it, and callers' routes switch mid-stream.
+    ActorSystem<Void> third = cluster.addWithRoles();
+    cluster.awaitUp(3);
+    startLedger(third);
+    TestCluster.await(Duration.ofSeconds(60), () -> entities.stream().filter(id -> ledger.incarnations(id) > 1).count() >= 20,
+        "entities moved to the third node");
+    // A few more rounds after the moves: the routes that switched back to the shortcut carry traffic too.
+    Thread.sleep(500);
+    moved.set(true);
+    for (Thread t : senders) {
+      t.join();
+    }
+    Ledger.Report report = ledger.awaitAndCheck(entities, sent, Duration.ofSeconds(60));
+    assertTrue(report.clean(), "ledger: " + report);
+    assertTrue(entities.stream().anyMatch(id -> ledger.incarnations(id) > 1), "entities moved while the senders sent");
+    for (int i = 0; i < asks.size(); i++) {
+      assertEquals(askedSeqs.get(i), asks.get(i).get(30, TimeUnit.SECONDS), "the answer to ask " + i);
+    }
+  }
+
+  @Test
+  void theEntranceTravelsToAnotherNodeRoutesFromThereIsAskedAndWatchedUntilItsRegionStops() throws Exception {
+    cluster = Recorder.startCluster("EntranceTrip", 2, RECORDER, 10);
+    ActorSystem<Void> home = cluster.system(0);
+    ActorSystem<Void> other = cluster.system(1);
+    ActorRef<ShardingEnvelope<Recorder.Command>> entrance = ClusterSharding.get(home)
+        .start(Entity.of(RECORDER, Recorder::create));
+    assertEquals(entrance, ClusterSharding.get(home).startProxy(RECORDER, Optional.empty()),
+        "start and startProxy return the same entrance for a type already started");
+
+    // The ref goes to the other node inside a message (serialize-messages is on, and it crosses the wire).
+    TestProbe<Recorder.Report> reports = TestProbe.create(home);
+    ActorRef<Relay> relay = other.systemActorOf(relay(), "relay", Props.empty());
+    ActorRef<Relay> relayFromHome = ActorRefResolver.get(home)
+        .resolveActorRef(ActorRefResolver.get(other).toSerializationFormat(relay));
+    relayFromHome.tell(new Relay(entrance, "traveller", reports.getRef()));
+    Recorder.Report report = reports.receiveMessage(Duration.ofSeconds(15));
+    assertEquals("traveller", report.entityId());
+    assertEquals(Map.of("relay", 2), report.lastSeq(), "both messages sent through the travelled ref, in order");
+    assertEquals(0, report.outOfOrder());
+
+    // Asked here, on the sender's thread.
+    Recorder.Report asked = AskPattern.<ShardingEnvelope<Recorder.Command>, Recorder.Report>ask(entrance,
+        r -> new ShardingEnvelope<>("traveller", new Recorder.Get(r)), Duration.ofSeconds(10), home.scheduler())
+        .toCompletableFuture().get(15, TimeUnit.SECONDS);
+    assertEquals(2, asked.received());
+
+    // Watched here and from the other node, through a ref resolved there.
+    ActorRef<ShardingEnvelope<Recorder.Command>> entranceThere = ActorRefResolver.get(other)
+        .resolveActorRef(ActorRefResolver.get(home).toSerializationFormat(entrance));
+    assertEquals(entrance.path().toStringWithoutAddress(), entranceThere.path().toStringWithoutAddress());
+    TestProbe<ActorRef<?>> terminated = TestProbe.create(home);
+    home.systemActorOf(watcher(entrance, terminated.getRef()), "watcher", Props.empty());
+    other.systemActorOf(watcher(entranceThere, terminated.getRef()), "watcher", Props.empty());
+    terminated.expectNoMessage(Duration.ofMillis(500));
+    ClusterSharding.get(home).gracefulShutdown(RECORDER, Duration.ofSeconds(20)).toCompletableFuture()
+        .get(25, TimeUnit.SECONDS);
+    List<String> stopped = List.of(terminated.receiveMessage(Duration.ofSeconds(10)).path().toStringWithoutAddress(),
+        terminated.receiveMessage(Duration.ofSeconds(10)).path().toStringWithoutAddress());
+    assertEquals(List.of(entrance.path().toStringWithoutAddress(), entrance.path().toStringWithoutAddress()), stopped,
+        "both watchers heard the entrance stop");
+  }
+
+  /** Watches {@code ref} and tells {@code terminated} when it stops. */
+  static Behavior<Void> watcher(ActorRef<?> ref, ActorRef<ActorRef<?>> terminated) {
+    return Behaviors.setup(ctx -> {
+      ctx.watch(ref);
+      return Behaviors.receive(Void.class)
+          .onSignal(Terminated.class, t -> {
+            terminated.tell(t.getRef());
+            return Behaviors.stopped();
+          })
+          .build();
+    });
+  }
+
+  /** Sends two numbered messages and a {@code Get} for one entity through a region ref it was given. */
+  record Relay(ActorRef<ShardingEnvelope<Recorder.Command>> region, String entityId,
+      ActorRef<Recorder.Report> replyTo) implements CborSerializable {}
+
+  static Behavior<Relay> relay() {
+    return Behaviors.receiveMessage(r -> {
+      r.region().tell(new ShardingEnvelope<>(r.entityId(), new Recorder.Msg("relay", 1)));
+      r.region().tell(new ShardingEnvelope<>(r.entityId(), new Recorder.Msg("relay", 2)));
+      r.region().tell(new ShardingEnvelope<>(r.entityId(), new Recorder.Get(r.replyTo())));
+      return Behaviors.same();
+    });
+  }
+}

@@ -17,12 +17,15 @@ import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -216,6 +219,7 @@ final class ShardRegion {
         .onMessage(DeliveryLink.Closed.class, then(this::onLinkClosed, next))
         .onMessageEquals(LinksFlushedCheck.INSTANCE, next::get)
         .onMessage(ShardHome.class, then(this::onShardHome, next))
+        .onMessage(ShardHomes.class, then(this::onShardHomes, next))
         .onMessage(ShardingProtocol.ShardRefused.class, then(this::onShardRefused, next))
         .onMessage(RegionTerminated.class, then(t -> onRegionTerminated(t.region()), next))
         .onMessage(ReachabilityEvent.class, then(this::onNodeEvent, next))
@@ -403,6 +407,31 @@ final class ShardRegion {
       routing.home(shardId, new Remote(home.region(), links.outboxFor(home.region())));
     }
     reroute(routing.release(shardId));
+    publish();
+  }
+
+  /**
+   * Homes placed up front, told all at once: the region learns those of shards that live in other
+   * regions and whose home it does not know yet, so their first messages go straight there. It
+   * leaves out what a single {@link ShardHome} would not be believed for now (a gone region, a
+   * shard being handed off) and the shards placed here, which
+   * start with their first message as before; those shards it asks for when it needs them.
+   */
+  private void onShardHomes(ShardHomes told) {
+    if (!registration.actsOn(told.term())) {
+      refusedAtTerm(told, told.term());
+      return;
+    }
+    Map<String, RoutingTable.Home> learned = new HashMap<>();
+    told.homes().forEach((shardId, region) -> {
+      if (!region.equals(self) && routing.table().knownHome(shardId) == null && !regions.isDead(region)
+          && !handOffs.isHandingOff(shardId)) {
+        learned.put(shardId, new Remote(region, links.outboxFor(region)));
+      }
+    });
+    learned.values().stream().map(RoutingTable.Home::target).distinct().forEach(this::watch);
+    routing.homes(learned);
+    learned.keySet().forEach(shardId -> reroute(routing.release(shardId)));
     publish();
   }
 

@@ -365,8 +365,10 @@ final class ShardCoordinator {
       store.persist(registration.events(), () -> {
         answers.acked(region);
         region.tell(new RegisterAck(context.getSelf(), term));
-        // Behind the acknowledgement, so the region acts on them at this term.
-        tellHomes(writes.stored().shards().keySet(), Set.of(region));
+        if (spec.settings().tellUpFrontHomes() && spec.knownShards() > 0) {
+          // Behind the acknowledgement, so the region acts on them at this term.
+          tellHomes(writes.stored().shards().keySet(), Set.of(region));
+        }
         phase.heardFrom();
       });
     }
@@ -407,10 +409,14 @@ final class ShardCoordinator {
     List<CoordinatorEvent> events = placement.placeAll(view());
     if (!events.isEmpty()) {
       log.info("Coordinator of [{}]: placing {} shard(s) up front, in one write", typeName, events.size());
-      List<String> placed = events.stream().map(e -> ((ShardHomeAllocated) e).shardId()).toList();
-      // Once regions know these homes, moving a shard needs a hand-off like any shard in use.
-      placed.forEach(placement::used);
-      store.persist(events, () -> tellHomes(placed, everyone()));
+      if (spec.settings().tellUpFrontHomes()) {
+        List<String> placed = events.stream().map(e -> ((ShardHomeAllocated) e).shardId()).toList();
+        // Once regions know these homes, moving a shard needs a hand-off like any shard in use.
+        placed.forEach(placement::used);
+        store.persist(events, () -> tellHomes(placed, everyone()));
+      } else {
+        store.persist(events, () -> { });
+      }
     }
   }
 

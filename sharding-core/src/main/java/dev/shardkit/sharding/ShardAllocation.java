@@ -29,20 +29,28 @@ public final class ShardAllocation {
 
   /**
    * A view of lists that the caller guarantees hold no shard twice and never change (shardkit's
-   * coordinator, whose state never gives a shard two homes): nothing is copied or checked, so it
-   * costs O(regions) to build rather than O(shards). Lists that break the guarantee give a view
-   * whose answers are undefined; {@link #of} is the checked form.
+   * coordinator, whose state never gives a shard two homes), with the regions in the map's
+   * iteration order, which the caller gives oldest first ({@link #oldestFirst}): nothing is copied,
+   * sorted or checked, so it costs O(regions) to build rather than O(shards). Input that breaks
+   * the guarantee gives a view whose answers are undefined; {@link #of} is the checked form.
    */
   public static ShardAllocation ofDisjoint(Map<RegionInfo, ? extends List<String>> shardsByRegion) {
     Map<RegionInfo, List<String>> ordered = new LinkedHashMap<>();
-    oldestFirst(shardsByRegion.keySet()).forEach(region -> ordered.put(region,
-        Collections.unmodifiableList(shardsByRegion.get(region))));
+    shardsByRegion.forEach((region, shards) -> ordered.put(region, Collections.unmodifiableList(shards)));
     return new ShardAllocation(Collections.unmodifiableMap(ordered));
   }
 
-  private static List<RegionInfo> oldestFirst(Collection<RegionInfo> regions) {
-    List<RegionInfo> sorted = new ArrayList<>(regions);
-    sorted.sort(Comparator.comparingInt(RegionInfo::upNumber).thenComparing(r -> r.address().toString()));
+  /**
+   * The regions in the order a view lists them: oldest (lowest up-number) first, ties by address.
+   * Each address is rendered once, not once per comparison.
+   */
+  public static List<RegionInfo> oldestFirst(Collection<RegionInfo> regions) {
+    record Keyed(RegionInfo region, String address) {}
+    List<Keyed> keyed = new ArrayList<>(regions.size());
+    regions.forEach(r -> keyed.add(new Keyed(r, r.address().toString())));
+    keyed.sort(Comparator.comparingInt((Keyed k) -> k.region().upNumber()).thenComparing(Keyed::address));
+    List<RegionInfo> sorted = new ArrayList<>(keyed.size());
+    keyed.forEach(k -> sorted.add(k.region()));
     return sorted;
   }
 

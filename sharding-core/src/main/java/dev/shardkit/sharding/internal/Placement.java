@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -128,8 +129,9 @@ public final class Placement {
     List<CoordinatorEvent> events = new ArrayList<>();
     List<String> placed = new ArrayList<>();
     CoordinatorState view = v.state();
-    // The members do not change while placing: the regions' infos are taken once, not per shard.
-    Map<ActorRef<Object>, RegionInfo> infos = v.takingShards();
+    // The members do not change while placing: the regions' infos are taken (and ordered) once,
+    // not per shard.
+    Map<ActorRef<Object>, RegionInfo> infos = oldestFirst(v.takingShards());
     for (int i = 0; i < knownShards; i++) {
       String shardId = Integer.toString(i);
       if (view.shards().containsKey(shardId) || v.inHandOff().contains(shardId)) {
@@ -294,7 +296,7 @@ public final class Placement {
   public List<String> rebalance(View v) {
     Set<String> moves;
     try {
-      Map<ActorRef<Object>, RegionInfo> infos = v.takingShards();
+      Map<ActorRef<Object>, RegionInfo> infos = oldestFirst(v.takingShards());
       moves = infos.size() < 2 ? Set.of() : strategy.rebalance(allocation(v.state(), infos), Set.of());
     } catch (RuntimeException e) {
       problems.accept("allocation strategy " + strategy + " failed to plan a rebalance", e);
@@ -314,7 +316,16 @@ public final class Placement {
    *     a region that does not take shards (reported)
    */
   public ActorRef<Object> chooseHome(View v, String shardId, ActorRef<Object> requester, ActorRef<Object> leaving) {
-    return chooseAmong(v.takingShards(), v, shardId, requester, leaving);
+    return chooseAmong(oldestFirst(v.takingShards()), v, shardId, requester, leaving);
+  }
+
+  /** The same regions, oldest first, as {@link ShardAllocation#ofDisjoint} wants them. */
+  private static Map<ActorRef<Object>, RegionInfo> oldestFirst(Map<ActorRef<Object>, RegionInfo> infos) {
+    Map<RegionInfo, ActorRef<Object>> refs = new HashMap<>();
+    infos.forEach((ref, info) -> refs.put(info, ref));
+    Map<ActorRef<Object>, RegionInfo> ordered = new LinkedHashMap<>();
+    ShardAllocation.oldestFirst(infos.values()).forEach(info -> ordered.put(refs.get(info), info));
+    return ordered;
   }
 
   /** {@link #chooseHome} among {@code infos}, the regions taking shards in {@code v}; changed only for {@code leaving}. */
@@ -345,7 +356,7 @@ public final class Placement {
   }
 
   private static ShardAllocation allocation(CoordinatorState state, Map<ActorRef<Object>, RegionInfo> infos) {
-    Map<RegionInfo, List<String>> shardsByRegion = new HashMap<>();
+    Map<RegionInfo, List<String>> shardsByRegion = new LinkedHashMap<>();
     infos.forEach((region, info) -> shardsByRegion.put(info, state.regions().get(region)));
     // The state never gives a shard two homes, so the view need not be checked (that costs O(shards)).
     return ShardAllocation.ofDisjoint(shardsByRegion);

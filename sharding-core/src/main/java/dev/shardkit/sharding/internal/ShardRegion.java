@@ -74,6 +74,12 @@ final class ShardRegion {
   private final Logger log;
   private final DropReporter drops;
   private final RegionRouting routing;
+  /**
+   * Shards the coordinator placed in this region up front, told in {@link ShardHomes} and not
+   * started yet: the first message for one starts it here without asking. Forgotten when the
+   * shard's home is told again or its hand-off begins.
+   */
+  private final Set<String> placedHere = new HashSet<>();
   private final OwnerHandOffs<ActorRef<Object>, ActorRef<Object>> handOffs = new OwnerHandOffs<>();
   private final RegionLinks links;
   private final QuietWaits quietWaits;
@@ -355,7 +361,13 @@ final class ShardRegion {
         spec.handle().refused(deliver, home.outbox());
       }
     } else if (route instanceof RegionRouting.Held h && h.askForHome()) {
-      registration.askHome(deliver.shardId());
+      if (placedHere.remove(deliver.shardId()) && !handOffs.isHandingOff(deliver.shardId())) {
+        startShard(deliver.shardId());
+        reroute(routing.release(deliver.shardId()));
+        publish();
+      } else {
+        registration.askHome(deliver.shardId());
+      }
     } else if (route instanceof RegionRouting.Refused refused) {
       drop(deliver.message(), refused.reason());
     }
@@ -380,6 +392,7 @@ final class ShardRegion {
       return;
     }
     String shardId = home.shardId();
+    placedHere.remove(shardId);
     ShardHomeAnswer.Decision decision = ShardHomeAnswer.decide(regions.isDead(home.region()),
         routing.closingFor(shardId), handOffs.isHandingOff(shardId), home.region().equals(self), spec.proxyOnly(),
         routing.table().knownHome(shardId) instanceof Local);
@@ -414,8 +427,8 @@ final class ShardRegion {
    * Homes placed up front, told all at once: the region learns those of shards that live in other
    * regions and whose home it does not know yet, so their first messages go straight there. It
    * leaves out what a single {@link ShardHome} would not be believed for now (a gone region, a
-   * shard being handed off) and the shards placed here, which
-   * start with their first message as before; those shards it asks for when it needs them.
+   * shard being handed off). Shards placed here are noted and start with their first message,
+   * without asking the coordinator.
    */
   private void onShardHomes(ShardHomes told) {
     if (!registration.actsOn(told.term())) {
@@ -424,8 +437,14 @@ final class ShardRegion {
     }
     Map<String, RoutingTable.Home> learned = new HashMap<>();
     told.homes().forEach((shardId, region) -> {
-      if (!region.equals(self) && routing.table().knownHome(shardId) == null && !regions.isDead(region)
-          && !handOffs.isHandingOff(shardId)) {
+      if (routing.table().knownHome(shardId) != null || handOffs.isHandingOff(shardId)) {
+        return;
+      }
+      if (region.equals(self)) {
+        if (!spec.proxyOnly()) {
+          placedHere.add(shardId);
+        }
+      } else if (!regions.isDead(region)) {
         learned.put(shardId, new Remote(region, links.outboxFor(region)));
       }
     });
@@ -496,6 +515,7 @@ final class ShardRegion {
       return;
     }
     String shardId = begin.shardId();
+    placedHere.remove(shardId);
     RoutingTable.Home current = routing.table().knownHome(shardId);
     routing.noHome(shardId);
     publish();

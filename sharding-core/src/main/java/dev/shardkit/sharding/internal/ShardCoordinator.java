@@ -365,7 +365,7 @@ final class ShardCoordinator {
       store.persist(registration.events(), () -> {
         answers.acked(region);
         region.tell(new RegisterAck(context.getSelf(), term));
-        if (spec.settings().tellUpFrontHomes() && spec.knownShards() > 0) {
+        if (tellsHomes()) {
           // Behind the acknowledgement, so the region acts on them at this term.
           tellHomes(writes.stored().shards().keySet(), Set.of(region));
         }
@@ -409,7 +409,7 @@ final class ShardCoordinator {
     List<CoordinatorEvent> events = placement.placeAll(view());
     if (!events.isEmpty()) {
       log.info("Coordinator of [{}]: placing {} shard(s) up front, in one write", typeName, events.size());
-      if (spec.settings().tellUpFrontHomes()) {
+      if (tellsHomes()) {
         List<String> placed = events.stream().map(e -> ((ShardHomeAllocated) e).shardId()).toList();
         // Once regions know these homes, moving a shard needs a hand-off like any shard in use.
         placed.forEach(placement::used);
@@ -418,6 +418,17 @@ final class ShardCoordinator {
         store.persist(events, () -> { });
       }
     }
+  }
+
+  /**
+   * Whether regions are told the homes placed up front. Not with the in-memory store: a successor
+   * on another node rebuilds its state from the shards regions report hosting, so it would not
+   * know the homes of shards nobody started, and regions would route by homes it placed anew
+   * elsewhere.
+   */
+  private boolean tellsHomes() {
+    return spec.settings().tellUpFrontHomes() && spec.knownShards() > 0
+        && !(spec.store() instanceof InMemoryCoordinatorStateStore);
   }
 
   /**

@@ -321,10 +321,11 @@ public final class Placement {
 
   /** The same regions, oldest first, as {@link ShardAllocation#ofDisjoint} wants them. */
   private static Map<ActorRef<Object>, RegionInfo> oldestFirst(Map<ActorRef<Object>, RegionInfo> infos) {
-    Map<RegionInfo, ActorRef<Object>> refs = new HashMap<>();
-    infos.forEach((ref, info) -> refs.put(info, ref));
+    // Regions on one node share their info (only in tests): they keep the order they came in.
+    Map<RegionInfo, List<ActorRef<Object>>> refs = new LinkedHashMap<>();
+    infos.forEach((ref, info) -> refs.computeIfAbsent(info, i -> new ArrayList<>()).add(ref));
     Map<ActorRef<Object>, RegionInfo> ordered = new LinkedHashMap<>();
-    ShardAllocation.oldestFirst(infos.values()).forEach(info -> ordered.put(refs.get(info), info));
+    ShardAllocation.oldestFirst(refs.keySet()).forEach(info -> refs.get(info).forEach(ref -> ordered.put(ref, info)));
     return ordered;
   }
 

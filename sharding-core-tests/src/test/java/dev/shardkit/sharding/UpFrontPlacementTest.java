@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Shards placed up front on the only node there is reach a node that joins later without
- * hand-offs, as long as nobody has used them: the joining node gets its share at once, and
+ * hand-offs, as long as nobody has used them and regions were not told their homes
+ * ({@code tell-up-front-homes = off}; told homes count as used): the joining node gets its share at once, and
  * entities then start on both nodes with nothing left to rebalance. What the coordinator decided
  * is read from the writes to its state store; {@code PlacementTest} checks the same decisions on
  * values alone.
@@ -83,14 +84,14 @@ class UpFrontPlacementTest {
       ActorSystem<Void> first = cluster.add(RECORDING);
       cluster.awaitUp(1);
       ClusterSharding.get(first).start(Entity.of(key, probe::behavior)
-          .withSettings(ShardingSettings.create(first).withNumberOfShards(100)));
+          .withSettings(ShardingSettings.create(first).withNumberOfShards(100).withTellUpFrontHomes(false)));
       assertEquals(100, count(awaitWriteWith(ShardHomeAllocated.class), ShardHomeAllocated.class),
           "every shard placed up front, in one write");
 
       ActorSystem<Void> second = cluster.add(RECORDING);
       cluster.awaitUp(2);
       ClusterSharding.get(second).start(Entity.of(key, probe::behavior)
-          .withSettings(ShardingSettings.create(second).withNumberOfShards(100)));
+          .withSettings(ShardingSettings.create(second).withNumberOfShards(100).withTellUpFrontHomes(false)));
       List<CoordinatorEvent> spread = awaitWriteWith(ShardHomeDeallocated.class);
       assertEquals(50, count(spread, ShardHomeDeallocated.class), "half of the unused shards move: " + spread);
       spread.stream().filter(ShardHomeAllocated.class::isInstance).map(ShardHomeAllocated.class::cast)

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -15,13 +16,53 @@ import java.util.Optional;
  */
 public final class ShardAllocation {
   private final Map<RegionInfo, List<String>> shardsByRegion;
-  private final Map<String, RegionInfo> homes;
+  /**
+   * Built when first asked for: a coordinator builds a view for every shard it places, and most
+   * strategies only count each region's shards, so indexing every shard each time would make
+   * placing n shards cost O(n²).
+   */
+  private volatile Map<String, RegionInfo> homes;
 
   private ShardAllocation(Map<RegionInfo, List<String>> shardsByRegion) {
     this.shardsByRegion = shardsByRegion;
-    Map<String, RegionInfo> h = new HashMap<>();
-    shardsByRegion.forEach((region, shards) -> shards.forEach(s -> h.put(s, region)));
-    this.homes = Collections.unmodifiableMap(h);
+  }
+
+  /**
+   * A view of lists that the caller guarantees hold no shard twice and never change (shardkit's
+   * coordinator, whose state never gives a shard two homes), with the regions in the map's
+   * iteration order, which the caller gives oldest first ({@link #oldestFirst}): nothing is copied,
+   * sorted or checked, so it costs O(regions) to build rather than O(shards). Input that breaks
+   * the guarantee gives a view whose answers are undefined; {@link #of} is the checked form.
+   */
+  public static ShardAllocation ofDisjoint(Map<RegionInfo, ? extends List<String>> shardsByRegion) {
+    Map<RegionInfo, List<String>> ordered = new LinkedHashMap<>();
+    shardsByRegion.forEach((region, shards) -> ordered.put(region, Collections.unmodifiableList(shards)));
+    return new ShardAllocation(Collections.unmodifiableMap(ordered));
+  }
+
+  /**
+   * The regions in the order a view lists them: oldest (lowest up-number) first, ties by address.
+   * Each address is rendered once, not once per comparison.
+   */
+  public static List<RegionInfo> oldestFirst(Collection<RegionInfo> regions) {
+    record Keyed(RegionInfo region, String address) {}
+    List<Keyed> keyed = new ArrayList<>(regions.size());
+    regions.forEach(r -> keyed.add(new Keyed(r, r.address().toString())));
+    keyed.sort(Comparator.comparingInt((Keyed k) -> k.region().upNumber()).thenComparing(Keyed::address));
+    List<RegionInfo> sorted = new ArrayList<>(keyed.size());
+    keyed.forEach(k -> sorted.add(k.region()));
+    return sorted;
+  }
+
+  private Map<String, RegionInfo> homes() {
+    Map<String, RegionInfo> h = homes;
+    if (h == null) {
+      Map<String, RegionInfo> built = new HashMap<>();
+      shardsByRegion.forEach((region, shards) -> shards.forEach(s -> built.put(s, region)));
+      h = Collections.unmodifiableMap(built);
+      homes = h;
+    }
+    return h;
   }
 
   /**
@@ -30,8 +71,7 @@ public final class ShardAllocation {
    * @throws IllegalArgumentException if a shard is listed under two regions
    */
   public static ShardAllocation of(Map<RegionInfo, ? extends List<String>> shardsByRegion) {
-    List<RegionInfo> regions = new ArrayList<>(shardsByRegion.keySet());
-    regions.sort(Comparator.comparingInt(RegionInfo::upNumber).thenComparing(r -> r.address().toString()));
+    List<RegionInfo> regions = oldestFirst(shardsByRegion.keySet());
     Map<RegionInfo, List<String>> copy = new LinkedHashMap<>();
     Map<String, RegionInfo> seen = new HashMap<>();
     for (RegionInfo region : regions) {
@@ -46,7 +86,9 @@ public final class ShardAllocation {
       }
       copy.put(region, shards);
     }
-    return new ShardAllocation(Collections.unmodifiableMap(copy));
+    ShardAllocation checked = new ShardAllocation(Collections.unmodifiableMap(copy));
+    checked.homes = Collections.unmodifiableMap(seen);
+    return checked;
   }
 
   /** The regions, oldest first. */
@@ -66,12 +108,16 @@ public final class ShardAllocation {
 
   /** The region a shard is allocated to, if any. */
   public Optional<RegionInfo> homeOf(String shardId) {
-    return Optional.ofNullable(homes.get(shardId));
+    return Optional.ofNullable(homes().get(shardId));
   }
 
   /** How many shards are allocated in total. */
   public int shardCount() {
-    return homes.size();
+    int count = 0;
+    for (List<String> shards : shardsByRegion.values()) {
+      count += shards.size();
+    }
+    return count;
   }
 
   @Override

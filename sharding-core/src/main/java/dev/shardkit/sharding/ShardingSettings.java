@@ -44,6 +44,7 @@ public final class ShardingSettings {
     Duration coordinatorFailureBackoffMax;
     double coordinatorFailureRandomFactor;
     boolean placeAllShardsAtStart;
+    boolean tellUpFrontHomes;
     int coordinatorPendingAnswersLimit;
     int maxShards;
     RemoteDeliverySettings remoteDelivery;
@@ -159,6 +160,7 @@ public final class ShardingSettings {
       b.coordinatorFailureBackoffMax = c.getDuration("coordinator-failure-backoff.max");
       b.coordinatorFailureRandomFactor = c.getDouble("coordinator-failure-backoff.random-factor");
       b.placeAllShardsAtStart = c.getBoolean("place-all-shards-at-start");
+      b.tellUpFrontHomes = c.getBoolean("tell-up-front-homes");
       b.coordinatorPendingAnswersLimit = c.getInt("coordinator-pending-answers-limit");
       b.maxShards = c.getInt("max-shards");
       b.remoteDelivery = RemoteDeliverySettings.fromConfig(c.getConfig("remote-delivery"));
@@ -391,6 +393,22 @@ public final class ShardingSettings {
 
   public ShardingSettings withPlaceAllShardsAtStart(boolean place) {
     return with(b -> b.placeAllShardsAtStart = place);
+  }
+
+  /**
+   * Whether every region and proxy is told all the homes placed up front once they are stored (and
+   * a region that registers later, the homes stored by then), so that a first message to a shard
+   * goes straight to its home instead of asking the coordinator (default true). A shard whose home
+   * regions know counts as used: a region that joins later gets its share of them by rebalancing,
+   * with hand-offs, rather than at once. Off: regions ask for each home when they first need it,
+   * and a joining region gets its share of the unused shards without hand-offs.
+   */
+  public boolean tellUpFrontHomes() {
+    return values.tellUpFrontHomes;
+  }
+
+  public ShardingSettings withTellUpFrontHomes(boolean tell) {
+    return with(b -> b.tellUpFrontHomes = tell);
   }
 
   /** Passivate entities idle for this long; null turns idle passivation off. */

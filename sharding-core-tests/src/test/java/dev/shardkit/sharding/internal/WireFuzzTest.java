@@ -22,6 +22,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardRefused;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.testkit.SerializerFuzz;
@@ -120,6 +121,7 @@ class WireFuzzTest {
         new GetShardHome("12", region2),
         new ShardHome("12", region1, 1L << 33),
         new ShardRefused("1000", "outside 0..999"),
+        new ShardHomes(Map.of("12", region1, "13", region2, "ü", region1), 9),
         new GetCurrentRegions(region2),
         new CurrentRegions(Set.of(region1, region2)),
         new GetRegionStats(region1),

@@ -16,8 +16,11 @@ import org.apache.pekko.actor.typed.ActorRef;
  * of a shard being handed off, and the regions shutting down (they hand off all their shards and
  * take no new ones). Decides whether a {@code ShardStopped} ends a hand-off, including one that a
  * previous coordinator started. Owned by the coordinator actor; not thread-safe.
+ *
+ * <p>Internal API: public for the benchmarks module's micro-benchmarks; not for applications, and
+ * it may change in any release.
  */
-final class HandOffTracker {
+public final class HandOffTracker {
 
   /** A hand-off this coordinator started: the region the shard is leaving, and the hand-off's id. */
   record InProgress(ActorRef<Object> owner, int id) {}
@@ -35,7 +38,7 @@ final class HandOffTracker {
    * @param ids the source of hand-off ids; random ones make it unlikely that a hand-off of a
    *     previous coordinator has the id of one of ours
    */
-  HandOffTracker(IntSupplier ids) {
+  public HandOffTracker(IntSupplier ids) {
     this.ids = ids;
   }
 
@@ -45,7 +48,7 @@ final class HandOffTracker {
   }
 
   /** Whether the shard is being handed off by this coordinator. */
-  boolean inProgress(String shardId) {
+  public boolean inProgress(String shardId) {
     return inProgress.containsKey(shardId);
   }
 
@@ -65,7 +68,7 @@ final class HandOffTracker {
    * @return the hand-off's id
    * @throws IllegalStateException if the shard is being handed off already
    */
-  int start(String shardId, ActorRef<Object> owner) {
+  public int start(String shardId, ActorRef<Object> owner) {
     if (inProgress.containsKey(shardId)) {
       throw new IllegalStateException(
           "shard [" + shardId + "] is being handed off already: " + inProgress.get(shardId));
@@ -81,7 +84,7 @@ final class HandOffTracker {
    * none of ours is in progress for the shard, the id is not one we gave up, and the shard's home
    * is that region.
    */
-  boolean accepts(String shardId, ActorRef<Object> region, int handOffId, ActorRef<Object> home) {
+  public boolean accepts(String shardId, ActorRef<Object> region, int handOffId, ActorRef<Object> home) {
     boolean ours = new InProgress(region, handOffId).equals(inProgress.get(shardId));
     boolean inherited = !inProgress.containsKey(shardId) && !givenUp.contains(handOffId) && region.equals(home);
     return ours || inherited;
@@ -92,7 +95,7 @@ final class HandOffTracker {
    *
    * @return the regions that asked for its home meanwhile; they are forgotten here
    */
-  Set<ActorRef<Object>> ended(String shardId) {
+  public Set<ActorRef<Object>> ended(String shardId) {
     inProgress.remove(shardId);
     Set<ActorRef<Object>> asked = waiting.remove(shardId);
     return asked == null ? Set.of() : asked;
@@ -118,7 +121,7 @@ final class HandOffTracker {
   }
 
   /** A region asked for the home of a shard being handed off: it hears it when the hand-off ends. */
-  void waitForHome(String shardId, ActorRef<Object> region) {
+  public void waitForHome(String shardId, ActorRef<Object> region) {
     waiting.computeIfAbsent(shardId, k -> new LinkedHashSet<>()).add(region);
   }
 

@@ -13,11 +13,13 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -30,16 +32,27 @@ import org.apache.pekko.actor.typed.ActorRef;
  * been placed, which of those placed up front nobody has used since (they may move without a
  * hand-off), and which shards must run for their remembered entities. Owned by the coordinator
  * actor; not thread-safe.
+ *
+ * <p>Internal API: public for the benchmarks module's micro-benchmarks; not for applications, and
+ * it may change in any release.
  */
-final class Placement {
+public final class Placement {
 
   /**
    * What a decision looks at: the state with every decision taken so far, the cluster's members,
    * the regions shutting down (they take no new shards) and the shards being handed off (they get
    * a home when their hand-off ends).
    */
-  record View(CoordinatorState state, MemberSnapshot members, Set<ActorRef<Object>> shuttingDown,
+  public record View(CoordinatorState state, MemberSnapshot members, Set<ActorRef<Object>> shuttingDown,
       Set<String> inHandOff) {
+
+    /**
+     * A view of {@code state} from a coordinator at {@code self} that knows no members (outside a
+     * formed cluster): every region takes shards, none shuts down, no shard is being handed off.
+     */
+    public static View outsideCluster(CoordinatorState state, Address self) {
+      return new View(state, new MemberSnapshot(List.of(), self), Set.of(), Set.of());
+    }
 
     View withState(CoordinatorState other) {
       return new View(other, members, shuttingDown, inHandOff);
@@ -93,7 +106,7 @@ final class Placement {
    * @param problems told of a strategy that failed or chose no region taking shards (a message,
    *     and the exception if there was one); the shard stays without a home
    */
-  Placement(ShardAllocationStrategy strategy, int knownShards, ActorRef<Object> coordinator,
+  public Placement(ShardAllocationStrategy strategy, int knownShards, ActorRef<Object> coordinator,
       BiConsumer<String, Throwable> problems) {
     this.strategy = strategy;
     this.knownShards = knownShards;
@@ -108,7 +121,7 @@ final class Placement {
    * no region; the next call tries again. Once all are placed, later calls decide nothing until a
    * region is lost.
    */
-  List<CoordinatorEvent> placeAll(View v) {
+  public List<CoordinatorEvent> placeAll(View v) {
     if (allPlaced || knownShards == 0 || !v.members().everyRegionUp(v.state().regions().keySet(),
         v.shuttingDown())) {
       return List.of();
@@ -116,12 +129,15 @@ final class Placement {
     List<CoordinatorEvent> events = new ArrayList<>();
     List<String> placed = new ArrayList<>();
     CoordinatorState view = v.state();
+    // The members do not change while placing: the regions' infos are taken (and ordered) once,
+    // not per shard.
+    Map<ActorRef<Object>, RegionInfo> infos = oldestFirst(v.takingShards());
     for (int i = 0; i < knownShards; i++) {
       String shardId = Integer.toString(i);
       if (view.shards().containsKey(shardId) || v.inHandOff().contains(shardId)) {
         continue;
       }
-      ActorRef<Object> home = chooseHome(v.withState(view), shardId, coordinator, null);
+      ActorRef<Object> home = chooseAmong(infos, v.withState(view), shardId, coordinator, null);
       if (home == null) {
         return List.of();
       }
@@ -277,10 +293,10 @@ final class Placement {
    * The shards the strategy moves in one rebalance round, among those that have a home; none with
    * fewer than two regions taking shards, or if the strategy fails (reported).
    */
-  List<String> rebalance(View v) {
+  public List<String> rebalance(View v) {
     Set<String> moves;
     try {
-      Map<ActorRef<Object>, RegionInfo> infos = v.takingShards();
+      Map<ActorRef<Object>, RegionInfo> infos = oldestFirst(v.takingShards());
       moves = infos.size() < 2 ? Set.of() : strategy.rebalance(allocation(v.state(), infos), Set.of());
     } catch (RuntimeException e) {
       problems.accept("allocation strategy " + strategy + " failed to plan a rebalance", e);
@@ -299,8 +315,23 @@ final class Placement {
    * @return the chosen region, or null if no region takes shards, or the strategy failed or chose
    *     a region that does not take shards (reported)
    */
-  ActorRef<Object> chooseHome(View v, String shardId, ActorRef<Object> requester, ActorRef<Object> leaving) {
-    Map<ActorRef<Object>, RegionInfo> infos = v.takingShards();
+  public ActorRef<Object> chooseHome(View v, String shardId, ActorRef<Object> requester, ActorRef<Object> leaving) {
+    return chooseAmong(oldestFirst(v.takingShards()), v, shardId, requester, leaving);
+  }
+
+  /** The same regions, oldest first, as {@link ShardAllocation#ofDisjoint} wants them. */
+  private static Map<ActorRef<Object>, RegionInfo> oldestFirst(Map<ActorRef<Object>, RegionInfo> infos) {
+    // Regions on one node share their info (only in tests): they keep the order they came in.
+    Map<RegionInfo, List<ActorRef<Object>>> refs = new LinkedHashMap<>();
+    infos.forEach((ref, info) -> refs.computeIfAbsent(info, i -> new ArrayList<>()).add(ref));
+    Map<ActorRef<Object>, RegionInfo> ordered = new LinkedHashMap<>();
+    ShardAllocation.oldestFirst(refs.keySet()).forEach(info -> refs.get(info).forEach(ref -> ordered.put(ref, info)));
+    return ordered;
+  }
+
+  /** {@link #chooseHome} among {@code infos}, the regions taking shards in {@code v}; changed only for {@code leaving}. */
+  private ActorRef<Object> chooseAmong(Map<ActorRef<Object>, RegionInfo> infos, View v, String shardId,
+      ActorRef<Object> requester, ActorRef<Object> leaving) {
     if (leaving != null && infos.size() > 1) {
       infos.remove(leaving);
     }
@@ -326,8 +357,9 @@ final class Placement {
   }
 
   private static ShardAllocation allocation(CoordinatorState state, Map<ActorRef<Object>, RegionInfo> infos) {
-    Map<RegionInfo, List<String>> shardsByRegion = new HashMap<>();
+    Map<RegionInfo, List<String>> shardsByRegion = new LinkedHashMap<>();
     infos.forEach((region, info) -> shardsByRegion.put(info, state.regions().get(region)));
-    return ShardAllocation.of(shardsByRegion);
+    // The state never gives a shard two homes, so the view need not be checked (that costs O(shards)).
+    return ShardAllocation.ofDisjoint(shardsByRegion);
   }
 }

@@ -15,6 +15,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardRefused;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import java.util.Collection;
@@ -53,6 +54,9 @@ final class ProtocolFields {
       p = first(id("shard id", m.shardId()), present(m.region(), "region"));
     } else if (message instanceof ShardHome m) {
       p = first(id("shard id", m.shardId()), present(m.region(), "region"));
+    } else if (message instanceof ShardHomes m) {
+      p = m.homes() == null ? "the required field [homes] is null"
+          : first(ids(m.homes().keySet()), elements(m.homes().values(), "homes"));
     } else if (message instanceof ShardRefused m) {
       p = first(id("shard id", m.shardId()), text(m.reason(), "reason"));
     } else if (message instanceof GetCurrentRegions m) {

@@ -113,6 +113,11 @@ final class RegionRouting {
     table = table.withHome(shardId, home);
   }
 
+  /** These shards live in these homes from now on (as {@link #home} for each, in one copy of the table). */
+  void homes(Map<String, Home> homes) {
+    table = table.withHomes(homes);
+  }
+
   /** The shard's home is not known any more (it moves, or stopped): its messages are held from now on. */
   void noHome(String shardId) {
     table = table.without(shardId);

@@ -9,6 +9,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyTerminated;
@@ -18,8 +19,11 @@ import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.ActorIdentity;
@@ -361,6 +365,10 @@ final class ShardCoordinator {
       store.persist(registration.events(), () -> {
         answers.acked(region);
         region.tell(new RegisterAck(context.getSelf(), term));
+        if (tellsHomes()) {
+          // Behind the acknowledgement, so the region acts on them at this term.
+          tellHomes(writes.stored().shards().keySet(), Set.of(region));
+        }
         phase.heardFrom();
       });
     }
@@ -401,8 +409,50 @@ final class ShardCoordinator {
     List<CoordinatorEvent> events = placement.placeAll(view());
     if (!events.isEmpty()) {
       log.info("Coordinator of [{}]: placing {} shard(s) up front, in one write", typeName, events.size());
-      store.persist(events, () -> { });
+      if (tellsHomes()) {
+        List<String> placed = events.stream().map(e -> ((ShardHomeAllocated) e).shardId()).toList();
+        // Once regions know these homes, moving a shard needs a hand-off like any shard in use.
+        placed.forEach(placement::used);
+        store.persist(events, () -> tellHomes(placed, everyone()));
+      } else {
+        store.persist(events, () -> { });
+      }
     }
+  }
+
+  /**
+   * Whether regions are told the homes placed up front. Not with the in-memory store: a successor
+   * on another node rebuilds its state from the shards regions report hosting, so it would not
+   * know the homes of shards nobody started, and regions would route by homes it placed anew
+   * elsewhere.
+   */
+  private boolean tellsHomes() {
+    return spec.settings().tellUpFrontHomes() && spec.knownShards() > 0
+        && !(spec.store() instanceof InMemoryCoordinatorStateStore);
+  }
+
+  /**
+   * Tells {@code to} the stored homes of {@code shardIds}, in as many messages as one frame each
+   * allows; a shard being handed off, or whose new home is not stored yet, is left out (its
+   * regions ask for it as before).
+   */
+  private void tellHomes(Collection<String> shardIds, Collection<ActorRef<Object>> to) {
+    Map<String, ActorRef<Object>> homes = new HashMap<>();
+    for (String shardId : shardIds) {
+      ActorRef<Object> home = handOffs.inProgress(shardId) ? null : writes.settledHome(shardId);
+      if (home != null) {
+        homes.put(shardId, home);
+      }
+    }
+    List<ShardHomes> messages = ShardHomesChunks.of(homes, term, ShardHomesChunks.DEFAULT_MAX_BYTES);
+    to.forEach(receiver -> messages.forEach(receiver::tell));
+  }
+
+  /** The regions and proxies the store holds as registered. */
+  private Set<ActorRef<Object>> everyone() {
+    Set<ActorRef<Object>> everyone = new HashSet<>(writes.stored().regions().keySet());
+    everyone.addAll(writes.stored().proxies());
+    return everyone;
   }
 
   /** Moves the unused shards placed up front without hand-offs; true if any moved. */

@@ -17,12 +17,15 @@ import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -71,6 +74,12 @@ final class ShardRegion {
   private final Logger log;
   private final DropReporter drops;
   private final RegionRouting routing;
+  /**
+   * Shards the coordinator placed in this region up front, told in {@link ShardHomes} and not
+   * started yet: the first message for one starts it here without asking. Forgotten when the
+   * shard's home is told again or its hand-off begins.
+   */
+  private final Set<String> placedHere = new HashSet<>();
   private final OwnerHandOffs<ActorRef<Object>, ActorRef<Object>> handOffs = new OwnerHandOffs<>();
   private final RegionLinks links;
   private final QuietWaits quietWaits;
@@ -216,6 +225,7 @@ final class ShardRegion {
         .onMessage(DeliveryLink.Closed.class, then(this::onLinkClosed, next))
         .onMessageEquals(LinksFlushedCheck.INSTANCE, next::get)
         .onMessage(ShardHome.class, then(this::onShardHome, next))
+        .onMessage(ShardHomes.class, then(this::onShardHomes, next))
         .onMessage(ShardingProtocol.ShardRefused.class, then(this::onShardRefused, next))
         .onMessage(RegionTerminated.class, then(t -> onRegionTerminated(t.region()), next))
         .onMessage(ReachabilityEvent.class, then(this::onNodeEvent, next))
@@ -351,7 +361,13 @@ final class ShardRegion {
         spec.handle().refused(deliver, home.outbox());
       }
     } else if (route instanceof RegionRouting.Held h && h.askForHome()) {
-      registration.askHome(deliver.shardId());
+      if (placedHere.remove(deliver.shardId()) && !handOffs.isHandingOff(deliver.shardId())) {
+        startShard(deliver.shardId());
+        reroute(routing.release(deliver.shardId()));
+        publish();
+      } else {
+        registration.askHome(deliver.shardId());
+      }
     } else if (route instanceof RegionRouting.Refused refused) {
       drop(deliver.message(), refused.reason());
     }
@@ -376,6 +392,7 @@ final class ShardRegion {
       return;
     }
     String shardId = home.shardId();
+    placedHere.remove(shardId);
     ShardHomeAnswer.Decision decision = ShardHomeAnswer.decide(regions.isDead(home.region()),
         routing.closingFor(shardId), handOffs.isHandingOff(shardId), home.region().equals(self), spec.proxyOnly(),
         routing.table().knownHome(shardId) instanceof Local);
@@ -403,6 +420,37 @@ final class ShardRegion {
       routing.home(shardId, new Remote(home.region(), links.outboxFor(home.region())));
     }
     reroute(routing.release(shardId));
+    publish();
+  }
+
+  /**
+   * Homes placed up front, told all at once: the region learns those of shards that live in other
+   * regions and whose home it does not know yet, so their first messages go straight there. It
+   * leaves out what a single {@link ShardHome} would not be believed for now (a gone region, a
+   * shard being handed off). Shards placed here are noted and start with their first message,
+   * without asking the coordinator.
+   */
+  private void onShardHomes(ShardHomes told) {
+    if (!registration.actsOn(told.term())) {
+      refusedAtTerm(told, told.term());
+      return;
+    }
+    Map<String, RoutingTable.Home> learned = new HashMap<>();
+    told.homes().forEach((shardId, region) -> {
+      if (routing.table().knownHome(shardId) != null || handOffs.isHandingOff(shardId)) {
+        return;
+      }
+      if (region.equals(self)) {
+        if (!spec.proxyOnly()) {
+          placedHere.add(shardId);
+        }
+      } else if (!regions.isDead(region)) {
+        learned.put(shardId, new Remote(region, links.outboxFor(region)));
+      }
+    });
+    learned.values().stream().map(RoutingTable.Home::target).distinct().forEach(this::watch);
+    routing.homes(learned);
+    learned.keySet().forEach(shardId -> reroute(routing.release(shardId)));
     publish();
   }
 
@@ -467,6 +515,7 @@ final class ShardRegion {
       return;
     }
     String shardId = begin.shardId();
+    placedHere.remove(shardId);
     RoutingTable.Home current = routing.table().knownHome(shardId);
     routing.noHome(shardId);
     publish();

@@ -1,5 +1,7 @@
 package dev.shardkit.sharding.internal;
 
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -57,6 +59,27 @@ public sealed interface ShardingProtocol {
     /** This home as the coordinator of {@code coordinatorTerm} tells it. */
     public ShardHome at(long coordinatorTerm) {
       return new ShardHome(shardId, region, coordinatorTerm);
+    }
+  }
+
+  /**
+   * Coordinator → region or proxy: these shards live in these regions (possibly the receiver
+   * itself), says the coordinator of {@code term}; fenced by term like {@link ShardHome}. Sent to
+   * every region and proxy once the homes placed up front are stored, and to one that registers
+   * later with the homes stored by then, so that a first message to a never-used shard goes
+   * straight to its home. A large set of homes is sent in several of these, each small enough for
+   * one remote frame ({@link ShardHomesChunks}). A receiver learns only the homes of shards whose
+   * home it does not know yet.
+   */
+  record ShardHomes(Map<String, ActorRef<Object>> homes, long term) implements ShardingProtocol {
+    public ShardHomes {
+      homes = homes == null ? null : Collections.unmodifiableMap(new HashMap<>(homes));
+    }
+
+    /** Counts rather than lists: a log line must not print 100 000 homes. */
+    @Override
+    public String toString() {
+      return "ShardHomes(" + (homes == null ? "null" : homes.size() + " home(s)") + ", term " + term + ")";
     }
   }
 

@@ -19,6 +19,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardRefused;
 import java.io.NotSerializableException;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.ExtendedActorSystem;
@@ -91,6 +93,7 @@ import scala.util.Try;
  *   <tr><td>{@code DB}</td><td>DeliveryBatch</td><td>ref link, uvarlong seq, uvarint n, n &times; item</td></tr>
  *   <tr><td>{@code DA}</td><td>DeliveryAck</td><td>uvarlong seq, byte resend (0 or 1)</td></tr>
  *   <tr><td>{@code HR}</td><td>ShardRefused</td><td>str shardId, str reason</td></tr>
+ *   <tr><td>{@code HH}</td><td>ShardHomes</td><td>uvarlong term, uvarint n, n &times; &sect;(ref region, uvarint m, m &times; str shardId)</td></tr>
  * </table>
  *
  * <p>In format 0 the elements marked &sect; are written without their length; everything else is
@@ -165,6 +168,7 @@ public final class ShardingSerializer extends ShardkitSerializer {
   static final String DELIVERY_BATCH = "DB";
   static final String DELIVERY_ACK = "DA";
   static final String SHARD_REFUSED = "HR";
+  static final String SHARD_HOMES = "HH";
 
   /** Format 1, the one this shardkit writes; it writes collection elements as sections. */
   private static final int SECTIONED_ELEMENTS = 1;
@@ -197,6 +201,8 @@ public final class ShardingSerializer extends ShardkitSerializer {
       return REGISTER_ACK + FORMAT;
     } else if (o instanceof GetShardHome) {
       return GET_SHARD_HOME + FORMAT;
+    } else if (o instanceof ShardHomes) {
+      return SHARD_HOMES + FORMAT;
     } else if (o instanceof ShardHome) {
       return SHARD_HOME + FORMAT;
     } else if (o instanceof GetCurrentRegions) {
@@ -310,6 +316,8 @@ public final class ShardingSerializer extends ShardkitSerializer {
       writeRef(w, m.region());
       w.writeVarULong(m.term());
       return w.toByteArray();
+    } else if (o instanceof ShardHomes m) {
+      return shardHomes(m);
     } else if (o instanceof ShardRefused m) {
       BinaryWriter w = new BinaryWriter(16 + 3 * (m.shardId().length() + m.reason().length()));
       w.writeString(m.shardId());
@@ -402,6 +410,8 @@ public final class ShardingSerializer extends ShardkitSerializer {
           return new GetShardHome(r.readString(), readRef(r));
         case SHARD_HOME:
           return new ShardHome(r.readString(), readRef(r), readTerm(r));
+        case SHARD_HOMES:
+          return readShardHomes(r, v);
         case SHARD_REFUSED:
           return new ShardRefused(r.readString(), r.readString());
         case GET_CURRENT_REGIONS:
@@ -442,6 +452,55 @@ public final class ShardingSerializer extends ShardkitSerializer {
       wrapped.initCause(e);
       throw wrapped;
     }
+  }
+
+  /**
+   * Grouped by region, so each region's ref is written once however many shards live there;
+   * regions and ids in order, so the same homes always give the same bytes.
+   */
+  private byte[] shardHomes(ShardHomes m) {
+    Map<String, List<String>> byRegion = new TreeMap<>();
+    int idChars = 0;
+    for (Map.Entry<String, ActorRef<Object>> home : m.homes().entrySet()) {
+      byRegion.computeIfAbsent(resolver().toSerializationFormat(home.getValue()), r -> new ArrayList<>())
+          .add(home.getKey());
+      idChars += home.getKey().length();
+    }
+    BinaryWriter w = new BinaryWriter(16 + 3 * idChars + 5 * m.homes().size() + 128 * byRegion.size());
+    w.writeVarULong(m.term());
+    w.writeVarUInt(byRegion.size());
+    for (Map.Entry<String, List<String>> region : byRegion.entrySet()) {
+      List<String> shardIds = region.getValue();
+      shardIds.sort(null);
+      w.writeSection(e -> {
+        e.writeString(region.getKey());
+        e.writeVarUInt(shardIds.size());
+        shardIds.forEach(e::writeString);
+      });
+    }
+    return w.toByteArray();
+  }
+
+  /** @throws IllegalArgumentException if a shard is named twice: it cannot have two homes */
+  private ShardHomes readShardHomes(BinaryReader r, int version) {
+    long term = r.readVarULong();
+    int regions = r.readVarUInt();
+    // Every shard id takes at least one byte, which bounds what a corrupt count can allocate.
+    Map<String, ActorRef<Object>> homes = new HashMap<>(capacityFor(Math.min(regions, r.remaining())));
+    for (int i = 0; i < regions; i++) {
+      element(r, version, e -> {
+        ActorRef<Object> region = requiredRef(e, "homes");
+        int n = e.readVarUInt();
+        for (int j = 0; j < n; j++) {
+          String shardId = e.readString();
+          if (homes.put(shardId, region) != null) {
+            throw new IllegalArgumentException("shard [" + shardId + "] is given two homes");
+          }
+        }
+        return null;
+      });
+    }
+    return new ShardHomes(homes, term);
   }
 
   /** A coordinator's term appended to a message; {@link RegisterAck#NO_TERM} if the writer sent none. */

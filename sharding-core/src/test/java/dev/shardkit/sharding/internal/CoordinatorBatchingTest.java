@@ -10,6 +10,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import java.time.Duration;
@@ -94,9 +95,21 @@ class CoordinatorBatchingTest {
     }
     assertEquals(100, placement.events().size());
     assertEquals(expected, placed);
-    placement.done().complete(null);
-    // Nothing is announced for the placed shards: they start with their first message.
     region.expectNoMessage(Duration.ofMillis(300));
+    placement.done().complete(null);
+    // Once stored, the region learns every home in one message, at the coordinator's term.
+    ShardHomes told = (ShardHomes) region.receiveMessage();
+    assertEquals(1, told.term());
+    assertEquals(expected, told.homes().keySet());
+    assertTrue(told.homes().values().stream().allMatch(region.ref()::equals));
+    region.expectNoMessage(Duration.ofMillis(300));
+
+    // A region that registers later hears every stored home right behind its acknowledgement.
+    TestProbe<Object> later = refs.testKit().createTestProbe(Object.class);
+    coordinator.tell(new Register(later.ref(), Set.of()));
+    store.next().done().complete(null);
+    assertEquals(new RegisterAck(coordinator, 1), later.receiveMessage());
+    assertEquals(new ShardHomes(told.homes(), 1), later.receiveMessage());
 
     coordinator.tell(new GetShardHome("42", region.ref()));
     assertEquals(new ShardHome("42", region.ref(), 1), region.receiveMessage());

@@ -24,6 +24,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import java.io.NotSerializableException;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
@@ -287,6 +288,10 @@ class ShardingSerializerTest {
     cases.put(new ShardingProtocol.HandOffMarker("", regionRef, 1), "HandOffMarker: the shard id is empty");
     cases.put(new ShardingProtocol.ShardRefused("1", ""), "ShardRefused: the required field [reason] is empty");
     cases.put(new Passivate(null), "Passivate: the required field [entity] is null");
+    cases.put(new ShardHomes(Map.of("1", regionRef, "", regionRef), 1), "ShardHomes: the shard id is empty");
+    Map<String, ActorRef<Object>> nullHome = new HashMap<>();
+    nullHome.put("1", null);
+    cases.put(new ShardHomes(nullHome, 1), "ShardHomes: the required field [homes] holds a null element");
     cases.forEach((message, problem) -> {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.toBinary(message));
       assertTrue(e.getMessage().contains(problem), e.getMessage());
@@ -333,6 +338,37 @@ class ShardingSerializerTest {
       w.writeString(Serializers.manifestFor(serializer, "x"));
       w.writeBytes(serializer.toBinary("x"));
     }
+  }
+
+  @Test
+  void shardHomesComeBackWholeWithTheirTermAndASingleRegionWrittenOnce() {
+    Map<String, ActorRef<Object>> homes = new HashMap<>();
+    for (int i = 0; i < 1000; i++) {
+      homes.put(Integer.toString(i), i % 3 == 0 ? remoteRef : regionRef);
+    }
+    ShardHomes back = (ShardHomes) roundTrip(new ShardHomes(homes, 1L << 35));
+    assertEquals(homes, back.homes());
+    assertEquals(1L << 35, back.term());
+    byte[] bytes = serialization.serialize(new ShardHomes(homes, 1)).get();
+    int refChars = resolver.toSerializationFormat(remoteRef).length() + resolver.toSerializationFormat(regionRef).length();
+    // Ids "0".."999" take 2 to 4 bytes each; a ref per home would add over 30 000 bytes.
+    assertTrue(bytes.length < 4000 + refChars + 32, "grouped by region: " + bytes.length + " bytes");
+  }
+
+  @Test
+  void refusesShardHomesThatGiveAShardTwoHomes() {
+    ShardingSerializer s = shardingSerializer();
+    BinaryWriter w = new BinaryWriter(256);
+    w.writeVarULong(3);
+    w.writeVarUInt(2);
+    for (ActorRef<Object> region : List.of(regionRef, remoteRef)) {
+      w.writeSection(e -> {
+        e.writeString(resolver.toSerializationFormat(region));
+        e.writeVarUInt(1);
+        e.writeString("7");
+      });
+    }
+    assertRefused(s, w.toByteArray(), "HH1", "shard [7] is given two homes");
   }
 
   private static void assertRefused(ShardingSerializer s, byte[] bytes, String manifest, String problem) {

@@ -21,6 +21,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardRefused;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import java.io.IOException;
@@ -139,7 +140,9 @@ public final class WireGolden {
             new Deliver("Counter", "13", "id-ü", 42)))),
         new Sample("DeliveryAck", new DeliveryAck(Long.MAX_VALUE, true)),
         new Sample("DeliveryAckNoResend", new DeliveryAck(0, false)),
-        new Sample("ShardRefused", new ShardRefused("1000", "outside 0..999")));
+        new Sample("ShardRefused", new ShardRefused("1000", "outside 0..999")),
+        new Sample("ShardHomes", new ShardHomes(Map.of("12", region1, "13", region2, "shard-ä", region1),
+            (1L << 40) + 3)));
   }
 
   /**

@@ -1,0 +1,49 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Many homes are split into messages that each fit the budget, and every home is in exactly one. */
+class ShardHomesChunksTest {
+  @RegisterExtension static final TestRefs refs = new TestRefs();
+
+  @Test
+  void hundredThousandHomesOverAHundredRegionsFitTheBudgetEachAndAllArriveOnce() {
+    Map<String, ActorRef<Object>> homes = new HashMap<>();
+    List<ActorRef<Object>> regions = java.util.stream.IntStream.range(0, 100).mapToObj(refs::region).toList();
+    for (int i = 0; i < 100_000; i++) {
+      homes.put(Integer.toString(i), regions.get(i % 100));
+    }
+    List<ShardHomes> chunks = ShardHomesChunks.of(homes, 4, ShardHomesChunks.DEFAULT_MAX_BYTES);
+    assertTrue(chunks.size() > 1, "100 000 homes do not fit one frame");
+    Serialization serialization = SerializationExtension.get(Adapter.toClassic(refs.testKit().system()));
+    Map<String, ActorRef<Object>> together = new HashMap<>();
+    for (ShardHomes chunk : chunks) {
+      assertEquals(4, chunk.term());
+      int bytes = serialization.serialize(chunk).get().length;
+      assertTrue(bytes <= ShardHomesChunks.DEFAULT_MAX_BYTES, bytes + " bytes");
+      chunk.homes().forEach((id, region) -> assertEquals(null, together.put(id, region), "shard " + id + " twice"));
+    }
+    assertEquals(homes, together);
+  }
+
+  @Test
+  void noHomesMakeNoMessageAndAHomeBeyondTheBudgetIsRefusedNamingIt() {
+    assertEquals(List.of(), ShardHomesChunks.of(Map.of(), 1, 1000));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ShardHomesChunks.of(Map.of("x".repeat(400), refs.region(1)), 1, 1000));
+    assertTrue(e.getMessage().contains("xxxx") && e.getMessage().contains("1000 bytes"), e.getMessage());
+  }
+}

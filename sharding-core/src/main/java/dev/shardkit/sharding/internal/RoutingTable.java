@@ -154,16 +154,6 @@ public final class RoutingTable {
     return change.table();
   }
 
-  /** The same table with every one of {@code more} recorded, each replacing what the shard had. */
-  public RoutingTable withHomes(Map<String, Home> more) {
-    if (more.isEmpty()) {
-      return this;
-    }
-    Map<String, Home> copy = new HashMap<>(homes);
-    copy.putAll(more);
-    return new RoutingTable(Collections.unmodifiableMap(copy), unreachable, closing, localHeld);
-  }
-
   public RoutingTable without(String shardId) {
     if (!homes.contains(shardId)) {
       return this;

@@ -128,7 +128,7 @@ public final class RememberEntitiesRecovery implements Workload {
   /** The node before the restart, then the restarted node in a child JVM. */
   private Map<String, Double> createThenRestart(RunSpec spec) throws Exception {
     String logs = System.getProperty(ChildJvm.LOG_DIR_PROPERTY, ".");
-    String name = "recovery-" + spec.variant() + "-" + spec.round();
+    String name = "recovery-" + spec.param("store") + "-" + spec.variant() + "-" + spec.round();
     Path store = Path.of(logs, name + "-store").toAbsolutePath();
     deleteTree(store);
     Files.createDirectories(store);

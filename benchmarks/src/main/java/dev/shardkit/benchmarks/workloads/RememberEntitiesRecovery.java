@@ -14,6 +14,10 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -34,9 +38,16 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * <p>The run's own JVM is the node before the restart; the node after it is a child JVM, so that
  * nothing of the first incarnation (loaded classes, caches, a warm JIT) helps the second, as in a
  * real restart.
+ *
+ * <p>Two modes: {@code ddata} as above, and {@code persistence}, where both libraries keep their
+ * coordinator state and their remembered entities in the same journal, pekko-persistence-jdbc on
+ * one H2 database in a file of the run's folder (so the restarted JVM finds it), with one plugin
+ * configuration ({@link StoreModes}).
  */
 public final class RememberEntitiesRecovery implements Workload {
   /** LMDB through lmdbjava needs these on Java 17 and later, for both libraries. */
+  /** The store modes, each measured with its own rows. */
+  static final List<String> MODES = List.of("ddata", "persistence");
   static final List<String> LMDB_OPENS = List.of("--add-opens", "java.base/java.nio=ALL-UNNAMED",
       "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED");
 
@@ -50,18 +61,18 @@ public final class RememberEntitiesRecovery implements Workload {
     return "Remember-entities recovery";
   }
 
-  private static Map<String, String> params(Scale scale) {
+  private static Map<String, String> params(Scale scale, String mode) {
     return Map.of("entities", Integer.toString(scale.pick(2_000, 100_000)),
         "shards", Integer.toString(scale.pick(100, 1_000)),
         "batch", Integer.toString(scale.pick(1_000, 50_000)),
         "cap-s", Integer.toString(scale.pick(30, 60)),
         "stall-s", "10",
-        "store", "ddata");
+        "store", mode);
   }
 
   @Override
   public String method(Scale scale) {
-    Map<String, String> p = params(scale);
+    Map<String, String> p = params(scale, "ddata");
     return "One node, `-Xmx2g`. Both libraries run with remember-entities on, the remembered entities in"
         + " Distributed Data made durable in LMDB on the node's disk (Pekko: `remember-entities-store = ddata`"
         + " with `distributed-data.durable.lmdb.dir` in the run's folder; shardkit: sharding-ddata's"
@@ -77,13 +88,23 @@ public final class RememberEntitiesRecovery implements Workload {
         + " nothing is sent to them). A run stops waiting after " + p.get("cap-s") + " s, or after "
         + p.get("stall-s") + " s in which no entity started, and reports how many came back; if some did not, it"
         + " then sends one message to one entity of every shard and times, from there, until all are alive (a"
-        + " second figure). Two rounds. Figures: seconds.";
+        + " second figure). Two rounds. In the `persistence` mode the same, but both libraries keep their coordinator"
+        + " state and remembered entities in one journal, pekko-persistence-jdbc 1.1.1 on an H2 database in a file of"
+        + " the run's folder, same plugin configuration for both (Pekko: `state-store-mode = persistence`,"
+        + " `remember-entities-store = eventsourced`; shardkit: sharding-persistence's stores); the node before the"
+        + " restart shuts the database down after its actor system terminated, so every write is in the file."
+        + " Figures: seconds.";
   }
 
   @Override
   public List<RunSpec> plan(Scale scale) {
     // Two JVMs and a graceful stop of 100 000 entities make a run take about 30 s: two rounds, as for memory.
-    return Results.alternate(id(), Math.min(2, scale.rounds()), List.of("shardkit", "pekko"), params(scale));
+    List<RunSpec> plan = new ArrayList<>();
+    for (String mode : MODES) {
+      plan.addAll(Results.alternate(id(), Math.min(2, scale.rounds()), List.of("shardkit", "pekko"),
+          params(scale, mode)));
+    }
+    return plan;
   }
 
   @Override
@@ -107,7 +128,7 @@ public final class RememberEntitiesRecovery implements Workload {
   /** The node before the restart, then the restarted node in a child JVM. */
   private Map<String, Double> createThenRestart(RunSpec spec) throws Exception {
     String logs = System.getProperty(ChildJvm.LOG_DIR_PROPERTY, ".");
-    String name = "recovery-" + spec.variant() + "-" + spec.round();
+    String name = "recovery-" + spec.param("store") + "-" + spec.variant() + "-" + spec.round();
     Path store = Path.of(logs, name + "-store").toAbsolutePath();
     deleteTree(store);
     Files.createDirectories(store);
@@ -130,6 +151,7 @@ public final class RememberEntitiesRecovery implements Workload {
     ActorSystem<Void> system = Nodes.start(config(spec), List.of(), null);
     try {
       Nodes.awaitUp(system, 1, Duration.ofSeconds(30));
+      StoreModes.prepare(system, spec.param("store"));
       Starts starts = new Starts(entities);
       Subject.Node node = Subject.of(spec.variant()).startRemembering(system, starts);
       long start = System.nanoTime();
@@ -143,7 +165,26 @@ public final class RememberEntitiesRecovery implements Workload {
       return (System.nanoTime() - start) / 1e9;
     } finally {
       Nodes.terminate(List.of(system));
+      shutDownDatabase(spec);
     }
+  }
+
+  /**
+   * Closes the H2 database of the persistence mode in this JVM: its last writes reach the file and
+   * the file is free for the restarted node's JVM (this one keeps running meanwhile).
+   */
+  private static void shutDownDatabase(RunSpec spec) throws SQLException {
+    if (!spec.param("store").equals("persistence")) {
+      return;
+    }
+    try (Connection c = DriverManager.getConnection(databaseUrl(spec), "bench", "bench");
+        Statement s = c.createStatement()) {
+      s.execute("SHUTDOWN");
+    }
+  }
+
+  private static String databaseUrl(RunSpec spec) {
+    return "jdbc:h2:file:" + Path.of(spec.param("dir"), "h2", "bench") + ";DATABASE_TO_UPPER=false";
   }
 
   private Map<String, Double> restartInChild(RunSpec spec, Path logs, String name) throws Exception {
@@ -177,6 +218,7 @@ public final class RememberEntitiesRecovery implements Workload {
     int entities = spec.intParam("entities");
     ActorSystem<Void> system = Nodes.start(config(spec), List.of(), null);
     Nodes.awaitUp(system, 1, Duration.ofSeconds(30));
+    StoreModes.prepare(system, spec.param("store"));
     Starts starts = new Starts(entities);
     long start = System.nanoTime();
     Subject.Node node = Subject.of(spec.variant()).startRemembering(system, starts);
@@ -231,19 +273,33 @@ public final class RememberEntitiesRecovery implements Workload {
   private static String config(RunSpec spec) {
     String dir = spec.param("dir");
     String shards = spec.param("shards");
-    return "pekko.remote.artery.canonical.port = " + spec.param("port") + "\n"
+    String mode = spec.param("store");
+    boolean persistence = mode.equals("persistence");
+    String common = "pekko.remote.artery.canonical.port = " + spec.param("port") + "\n"
         + "shardkit.sharding.number-of-shards = " + shards + "\n"
         + "pekko.cluster.sharding.number-of-shards = " + shards + "\n"
-        + StoreModes.config("shardkit", StoreModes.shardkitDefault()) + "\n"
-        + "shardkit.sharding.remember-entities-store = " + spec.param("store") + "\n"
-        + "shardkit.sharding.ddata.remember-entities.lmdb.dir = " + quoted(Path.of(dir, "shardkit-lmdb")) + "\n"
         + "pekko.cluster.sharding.remember-entities = on\n"
-        + "pekko.cluster.sharding.remember-entities-store = " + spec.param("store") + "\n"
+        // The coordinators' ddata stores keep nothing on disk, but Pekko's remembered shards do.
+        + "shardkit.sharding.ddata.remember-entities.lmdb.dir = " + quoted(Path.of(dir, "shardkit-lmdb")) + "\n"
         + "pekko.cluster.sharding.distributed-data.durable.lmdb.dir = " + quoted(Path.of(dir, "pekko-lmdb")) + "\n";
+    if (!persistence) {
+      return common + StoreModes.config("shardkit", StoreModes.shardkitDefault()) + "\n"
+          + "shardkit.sharding.remember-entities-store = ddata\n"
+          + "pekko.cluster.sharding.remember-entities-store = ddata\n";
+    }
+    return common + StoreModes.config("shardkit", "persistence") + StoreModes.config("pekko", "persistence")
+        + "shardkit.sharding.remember-entities-store = persistence\n"
+        + "pekko.cluster.sharding.remember-entities-store = eventsourced\n"
+        // A file, not memory: the restarted node runs in another JVM.
+        + "pekko-persistence-jdbc.shared-databases.bench.db.url = " + quoted(databaseUrl(spec)) + "\n";
   }
 
   private static String quoted(Path p) {
-    return "\"" + p.toString().replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    return quoted(p.toString());
+  }
+
+  private static String quoted(String p) {
+    return "\"" + p.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   static String entityId(int i) {
@@ -270,7 +326,18 @@ public final class RememberEntitiesRecovery implements Workload {
 
   @Override
   public List<Row> summarize(List<RunResult> results) {
-    String w = title();
+    List<Row> rows = new ArrayList<>();
+    for (String mode : MODES) {
+      List<RunResult> inMode = Results.where(results, "store", mode);
+      if (!inMode.isEmpty()) {
+        rows.addAll(summarize(title() + ", " + mode, inMode, mode.equals("ddata") ? 1.0 : Double.NaN));
+      }
+    }
+    return rows;
+  }
+
+  /** @param createTarget the creation row's target ratio; NaN for none */
+  private static List<Row> summarize(String w, List<RunResult> results, double createTarget) {
     List<Row> rows = new ArrayList<>();
     int expected = results.stream().mapToInt(r -> r.spec().intParam("entities")).findFirst().orElse(0);
     String count = Row.value(expected, "", 0);
@@ -295,7 +362,7 @@ public final class RememberEntitiesRecovery implements Workload {
     }
     rows.add(Row.compare(w, "seconds to create the " + count + " remembered entities (before the restart)", "s",
         2, Row.Better.LOWER, Results.series(results, "shardkit", "create_s"),
-        Results.series(results, "pekko", "create_s"), Double.NaN));
+        Results.series(results, "pekko", "create_s"), createTarget));
     return rows;
   }
 

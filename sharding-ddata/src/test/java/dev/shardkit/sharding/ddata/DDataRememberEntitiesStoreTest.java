@@ -19,10 +19,12 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
@@ -218,6 +220,82 @@ class DDataRememberEntitiesStoreTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> store.update(Set.of("a", "b"), Set.of("b")));
     assertTrue(e.getMessage().contains("[b] both started and stopped"), e.getMessage());
+  }
+
+  @Test
+  void shardsThatStartTogetherAreListedInOneWriteWhileTheFirstListingIsInFlight() throws Exception {
+    ActorSystem<Void> node0 = cluster.system(0);
+    Replicators replicators = Replicators.get(node0);
+    List<String> updatedKeys = new CopyOnWriteArrayList<>();
+    ActorRef gated = gatedForwarder(node0, updatedKeys, false);
+    for (int i = 1; i < 3; i++) {
+      gatedForwarder(cluster.system(i), new CopyOnWriteArrayList<>(), true);
+    }
+    String list = RememberedShardsKey.of("Together").id();
+    List<CompletableFuture<Void>> updates = new ArrayList<>();
+    for (int shard = 0; shard < 10; shard++) {
+      RememberEntitiesStore store = new DDataRememberEntitiesStore(node0, "Together", "s" + shard, BACKEND,
+          replicators.settings(), gated, replicators.lmdbDirectory(BACKEND));
+      updates.add(store.update(Set.of("e" + shard), Set.of()).toCompletableFuture());
+    }
+    // The first shard's listing is held at the replicator: no shard may write entities before its listing.
+    assertTrue(updates.stream().noneMatch(CompletableFuture::isDone), "an update completed before its listing");
+    gated.tell(RELEASE, ActorRef.noSender());
+    for (CompletableFuture<Void> update : updates) {
+      get(update);
+    }
+    // The nine that asked while the first listing was in flight went into one write.
+    assertEquals(2, updatedKeys.stream().filter(list::equals).count(), updatedKeys.toString());
+    Set<String> shards = IntStream.range(0, 10).mapToObj(i -> "s" + i).collect(Collectors.toSet());
+    assertEquals(shards, rememberedShards(1, "Together"));
+    // A shard whose entities were found needs no listing write again.
+    updatedKeys.clear();
+    RememberEntitiesStore successor = new DDataRememberEntitiesStore(node0, "Together", "s3", BACKEND,
+        replicators.settings(), gated, replicators.lmdbDirectory(BACKEND));
+    assertEquals(Set.of("e3"), get(successor.load()));
+    get(successor.update(Set.of("f3"), Set.of()));
+    assertEquals(List.of(ShardEntitiesKeys.of("Together", "s3").keyOf("f3").id()), updatedKeys);
+  }
+
+  /** A string, as messages are serialized in tests. */
+  static final String RELEASE = "release";
+
+  static ActorRef gatedForwarder(ActorSystem<?> node, List<String> updatedKeys, boolean released) {
+    ActorRef replicator = Replicators.get(node).entitiesReplicatorFor(BACKEND);
+    return ((ExtendedActorSystem) Adapter.toClassic(node)).systemActorOf(
+        Props.create(GatedForwarder.class, () -> new GatedForwarder(replicator, updatedKeys, released)), "gated");
+  }
+
+  /** Forwards everything to the replicator, noting updated keys; holds updates until {@link #RELEASE}. */
+  static final class GatedForwarder extends AbstractActor {
+    private final ActorRef replicator;
+    private final List<String> updatedKeys;
+    private final List<Object[]> held = new ArrayList<>();
+    private boolean released;
+
+    GatedForwarder(ActorRef replicator, List<String> updatedKeys, boolean released) {
+      this.replicator = replicator;
+      this.updatedKeys = updatedKeys;
+      this.released = released;
+    }
+
+    @Override
+    public Receive createReceive() {
+      return receiveBuilder().matchEquals(RELEASE, r -> {
+        released = true;
+        held.forEach(h -> replicator.tell(h[0], (ActorRef) h[1]));
+        held.clear();
+      }).matchAny(message -> {
+        if (message instanceof Replicator.Update<?> update) {
+          updatedKeys.add(update.key().id());
+          if (!released) {
+            held.add(new Object[] {message, getSender()});
+            return;
+          }
+        }
+        replicator.forward(message, getContext());
+      }).build();
+    }
   }
 
   static Set<String> rememberedShards(int node, String typeName) throws Exception {

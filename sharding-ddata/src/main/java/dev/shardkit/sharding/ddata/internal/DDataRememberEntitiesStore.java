@@ -36,8 +36,10 @@ import org.slf4j.LoggerFactory;
  * <p>Before its first write of started entities, the store adds its shard id to the type's list of
  * shards with remembered entities ({@link RememberedShardsKey}), also by majority, so that the list
  * holds every shard whose entities a majority may remember (and a starting coordinator can give
- * them a home at once). Once per instance is enough, as ids are never taken out of the list; a
- * failed listing fails the update, and the shard's retry lists again.
+ * them a home at once), through the type's {@link ShardListing} on this node, which writes the
+ * listings of shards that start together in one write. Once per instance is enough, as ids are
+ * never taken out of the list, and none at all for a shard whose load found entities (they were
+ * written after its listing); a failed listing fails the update, and the shard's retry lists again.
  *
  * <p>One instance per shard incarnation; the shard makes one call at a time.
  */
@@ -49,7 +51,7 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
   private final DDataSettings settings;
   private final ShardEntitiesKeys keys;
   private final String shardId;
-  private final ORSetKey<String> shardsKey;
+  private final ShardListing listing;
   private final ReplicaMajority majority;
   private final SelfUniqueAddress self;
   private final File lmdbDirectory;
@@ -66,7 +68,7 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
       DDataSettings settings, ActorRef replicator, File lmdbDirectory) {
     this.keys = ShardEntitiesKeys.of(typeName, shardId);
     this.shardId = shardId;
-    this.shardsKey = RememberedShardsKey.of(typeName);
+    this.listing = Replicators.get(system).listingFor(typeName, role, replicator);
     this.subject = "Entity type [" + typeName + "], shard [" + shardId + "]";
     this.role = role;
     this.settings = settings;
@@ -98,6 +100,11 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
           }
           LOG.debug("{}: loaded {} remembered entity id(s) on {}", subject, ids.size(),
               majority.cluster().selfAddress());
+          if (!ids.isEmpty()) {
+            // Written after the shard was listed, which therefore needs no write again.
+            listing.alreadyListed(shardId);
+            listed = true;
+          }
           return Set.copyOf(ids);
         }));
   }
@@ -120,11 +127,7 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
       return write(changes);
     }
     // Listed first: an entity a majority remembers is then always in a shard the list names.
-    Replicator.Update<ORSet<String>> listing = new Replicator.Update<>(shardsKey, ORSet.create(),
-        majority.writeConsistency(), set -> set.add(self, shardId));
-    return ReplicaMajority.unwrapped(majority.write(listing, () -> "the listing of shard [" + shardId + "] among the "
-        + "shards with remembered entities (key " + shardsKey.id() + ")", "None of the batch's entities was "
-        + "written; the shard writes the batch again when it retries").thenCompose(done -> {
+    return ReplicaMajority.unwrapped(listing.list(shardId).thenCompose(done -> {
           listed = true;
           return majority.isClosed() ? majority.<Void>closedFailure() : write(changes);
         }));

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.ddata.internal;
 
 import dev.shardkit.sharding.ddata.DDataSettings;
+import dev.shardkit.sharding.internal.SameThreadStages;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -196,7 +197,7 @@ public final class ReplicaMajority {
   private CompletionStage<Optional<String>> replicasReady(long deadlineNanos, Duration limit, boolean forRead) {
     List<Member> replicas = upMembersOfRole();
     CompletionStage<Boolean> knowsMembers = !forRead ? CompletableFuture.completedFuture(true)
-        : Patterns.ask(replicator, Replicator.getReplicaCount(), remaining(deadlineNanos))
+        : SameThreadStages.of(Patterns.ask(replicator, Replicator.getReplicaCount(), remaining(deadlineNanos)))
             .thenApply(reply -> ((Replicator.ReplicaCount) reply).n() >= replicas.size());
     return knowsMembers
         .thenCompose(known -> {
@@ -298,7 +299,7 @@ public final class ReplicaMajority {
   private CompletionStage<Object> ask(Object message, Duration consistencyTimeout) {
     // The replicator answers by itself when the consistency timeout expires; the ask's own
     // timeout only catches a replicator that does not answer at all.
-    return Patterns.ask(replicator, message, consistencyTimeout.multipliedBy(2).plusSeconds(1));
+    return SameThreadStages.of(Patterns.ask(replicator, message, consistencyTimeout.multipliedBy(2).plusSeconds(1)));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.ddata.internal;
 
+import dev.shardkit.sharding.internal.SameThreadStages;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,7 +68,8 @@ public final class ReplicaPresence {
 
   /** The member, if it answered that the replicator does not run there; empty if it runs or did not answer. */
   private CompletionStage<Optional<Member>> notRunning(Member member, Duration timeout) {
-    return Patterns.ask(system.actorSelection(member.address().toString() + path), new Identify(path), timeout)
+    return SameThreadStages.of(Patterns.ask(system.actorSelection(member.address().toString() + path),
+            new Identify(path), timeout))
         .handle((reply, error) -> {
           if (reply instanceof ActorIdentity identity) {
             if (identity.getActorRef().isPresent()) {

@@ -50,6 +50,7 @@ public final class Replicators implements Extension {
   private final DDataSettings settings;
   private final Map<String, ActorRef> started = new HashMap<>();
   private final Map<String, ReplicaPresence> presences = new HashMap<>();
+  private final Map<String, ShardListing> listings = new HashMap<>();
 
   private Replicators(ActorSystem<?> system) {
     this.system = system;
@@ -118,6 +119,23 @@ public final class Replicators implements Extension {
     system.log().debug("Started shardkit's replicator {} of {} for {}", replicator.path(), what,
         role.map(r -> "role [" + r + "]").orElse("every node"));
     return replicator;
+  }
+
+  /**
+   * The listing of {@code typeName}'s shards with remembered entities through {@code replicator}
+   * (the remembered-entities replicator of {@code role}), shared by the type's stores on this node.
+   *
+   * @throws IllegalArgumentException if the type name cannot make a key
+   */
+  public synchronized ShardListing listingFor(String typeName, Optional<String> role, ActorRef replicator) {
+    String name = replicator.path().toStringWithoutAddress() + "/" + typeName;
+    ShardListing listing = listings.get(name);
+    if (listing == null) {
+      listing = new ShardListing(typeName, new ReplicaMajority(system, role, settings, replicator,
+          "Entity type [" + typeName + "]", "the listing of shards was stopped"));
+      listings.put(name, listing);
+    }
+    return listing;
   }
 
   /** Which members run the same replicator as {@code replicator}, one of this system's. */

@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.persistence.internal;
 
+import dev.shardkit.sharding.internal.SameThreadStages;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
@@ -41,8 +42,8 @@ final class JournalStore<J> {
    */
   <R> CompletionStage<R> ask(JournalStoreActor.Call<J> call, Function<Object, R> result, String what) {
     CompletableFuture<R> future = new CompletableFuture<>();
-    AskPattern.<JournalStoreActor.Command, JournalStoreActor.Reply>ask(actor,
-            replyTo -> new JournalStoreActor.Request(call, what, replyTo), settings.storeTimeout(), system.scheduler())
+    SameThreadStages.of(AskPattern.<JournalStoreActor.Command, JournalStoreActor.Reply>ask(actor,
+            replyTo -> new JournalStoreActor.Request(call, what, replyTo), settings.storeTimeout(), system.scheduler()))
         .whenComplete((reply, error) -> {
           if (error != null) {
             Throwable cause = error instanceof TimeoutException ? new TimeoutException("no answer within "

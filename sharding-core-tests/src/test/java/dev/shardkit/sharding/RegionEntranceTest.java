@@ -190,6 +190,10 @@ class RegionEntranceTest {
         terminated.receiveMessage(Duration.ofSeconds(10)).path().toStringWithoutAddress());
     assertEquals(List.of(entrance.path().toStringWithoutAddress(), entrance.path().toStringWithoutAddress()), stopped,
         "both watchers heard the entrance stop");
+    // The region has stopped, so there is nothing left to hand off: a later graceful shutdown (the
+    // node's own, when it leaves) completes as soon as it hears so, not when its long timeout ends.
+    ClusterSharding.get(home).gracefulShutdown(RECORDER, Duration.ofMinutes(10)).toCompletableFuture()
+        .get(20, TimeUnit.SECONDS);
   }
 
   /** Watches {@code ref} and tells {@code terminated} when it stops. */

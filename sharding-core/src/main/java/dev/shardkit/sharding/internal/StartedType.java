@@ -36,6 +36,8 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.Terminated;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.Cluster;
@@ -61,6 +63,8 @@ public final class StartedType {
   private final RegionHandle handle;
   private final MessageExtractor<Object, Object> extractor;
   private final ActorRef<Object> coordinator;
+  /** Completes when the region has stopped, whatever stopped it. */
+  private final CompletableFuture<Done> regionStopped = new CompletableFuture<>();
 
   private StartedType(ActorSystem<?> system, EntityTypeKey<?> typeKey, RegionHandle handle,
       MessageExtractor<Object, Object> extractor, ActorRef<Object> coordinator) {
@@ -115,6 +119,7 @@ public final class StartedType {
     handle.attach(region);
     handle.useEntrance(RegionEntrance.open(name, extractor, handle));
     StartedType started = new StartedType(system, typeKey, handle, extractor, coordinator);
+    started.watchRegion(region);
     started.handOffBeforeLeaving(classic);
     return started;
   }
@@ -135,6 +140,23 @@ public final class StartedType {
 
   private static String coordinatorName(String typeName) {
     return "shardkit-coordinator-" + typeName;
+  }
+
+  /**
+   * A region that has already stopped (shut down gracefully by the application, or stopped because
+   * its node left) has nothing to hand off; without this, the shutdown task's ask would wait out
+   * the phase timeout.
+   */
+  private void watchRegion(ActorRef<Object> region) {
+    system.systemActorOf(Behaviors.<Object>setup(ctx -> {
+      ctx.watch(region);
+      return Behaviors.receive(Object.class)
+          .onSignal(Terminated.class, t -> {
+            regionStopped.complete(Done.getInstance());
+            return Behaviors.stopped();
+          })
+          .build();
+    }), ShardRegion.actorName(typeKey.name()) + "-watch", Props.empty());
   }
 
   /** Before the node leaves the cluster, its shards move to the remaining nodes. */
@@ -205,9 +227,13 @@ public final class StartedType {
 
   /** Hands off every shard of this node's region and stops it; completes when it has stopped. */
   public CompletionStage<Done> gracefulShutdown(Duration timeout) {
+    if (regionStopped.isDone()) {
+      return regionStopped;
+    }
     return AskPattern.<Object, Object>ask(handle.region(), RegionRequests.GracefulShutdown::new, timeout,
             system.scheduler())
-        .thenApply(done -> Done.getInstance());
+        .thenApply(done -> Done.getInstance())
+        .applyToEither(regionStopped, done -> done);
   }
 
   /** This node's region: its shards and their live entities; shards slower than {@code timeout} are left out. */

@@ -64,7 +64,7 @@ final class DeliveryBatchWriter {
     byte kind;
     try {
       if (item instanceof Deliver d) {
-        Supplier<String> where = ShardingSerializer.whereFor(d);
+        Supplier<String> where = ShardingSerializer.whereFor(d.typeName(), d.entityId());
         Payload payload = serializer.serializePayload(d.message(), serializerOf(d.message(), where), where);
         if (compact) {
           writeCompact(d, payload);

@@ -521,7 +521,7 @@ public final class ShardingSerializer extends ShardkitSerializer {
   }
 
   private byte[] deliverBytes(Deliver d) {
-    Payload payload = serializePayload(d.message(), payloadSerializer(d.message(), whereFor(d)), whereFor(d));
+    Payload payload = serializePayload(d.message(), whereFor(d.typeName(), d.entityId()));
     BinaryWriter w = new BinaryWriter(24 + payload.sizeHint());
     writeDeliverFields(w, d, payload);
     return w.toByteArray();
@@ -540,16 +540,16 @@ public final class ShardingSerializer extends ShardkitSerializer {
     writeShardRefAndMove(w, m.shardId(), m.region(), m.handOffId());
   }
 
-  /** Where a Deliver's message was going, for an error about it. */
-  static Supplier<String> whereFor(Deliver d) {
-    return () -> "for entity [" + d.entityId() + "] of type [" + d.typeName() + "]";
+  /** Where a Deliver's message was going, for an error about it; built only if there is one. */
+  static Supplier<String> whereFor(String typeName, String entityId) {
+    return () -> "for entity [" + entityId + "] of type [" + typeName + "]";
   }
 
   private Deliver readDeliver(BinaryReader r) throws NotSerializableException {
     String typeName = r.readString();
     String shardId = r.readString();
     String entityId = r.readString();
-    Object message = readPayload(r, () -> "for entity [" + entityId + "] of type [" + typeName + "]");
+    Object message = readPayload(r, whereFor(typeName, entityId));
     return new Deliver(typeName, shardId, entityId, message);
   }
 
@@ -578,8 +578,7 @@ public final class ShardingSerializer extends ShardkitSerializer {
           typeName = item.readString();
           String shardId = item.readString();
           entityId = item.readString();
-          String where = "for entity [" + entityId + "] of type [" + typeName + "]";
-          return checkedItem(new Deliver(typeName, shardId, entityId, readPayload(item, () -> where)));
+          return checkedItem(new Deliver(typeName, shardId, entityId, readPayload(item, whereFor(typeName, entityId))));
         } catch (NotSerializableException | IllegalArgumentException e) {
           return new UndeliverableItem(typeName, entityId, e.getMessage());
         }
@@ -622,8 +621,8 @@ public final class ShardingSerializer extends ShardkitSerializer {
         throw new IllegalArgumentException("a compact delivery shares the serializer of an earlier item, but none "
             + "that was read has one");
       }
-      String where = "for entity [" + entityId + "] of type [" + typeName + "]";
-      Object message = deserializePayload(shared.serializerId, shared.manifest, item.readBytes(), () -> where);
+      Object message = deserializePayload(shared.serializerId, shared.manifest, item.readBytes(),
+          whereFor(typeName, entityId));
       return checkedItem(new Deliver(typeName, shardId, entityId, message));
     } catch (NotSerializableException | IllegalArgumentException e) {
       return new UndeliverableItem(typeName, entityId, e.getMessage());

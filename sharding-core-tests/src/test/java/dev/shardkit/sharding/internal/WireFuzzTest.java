@@ -112,6 +112,7 @@ class WireFuzzTest {
     ActorRef<Object> region2 = ref("10.0.0.2", "/system/shardkit-region-Cart#202");
     ActorRef<Object> coordinator = ref("10.0.0.1", "/system/shardkit-coordinator-Cart/singleton#303");
     ActorRef<Object> link = ref("10.0.0.1", "/system/shardkit-region-Cart/link-2#404");
+    ShardingSerializer sharding = (ShardingSerializer) serializer(new DeliveryAck(0, false));
     List<Object> messages = List.of(
         new Deliver("Cart", "12", "id-1", "hello"),
         new Deliver("Cart", "7", "b-\uD83D\uDE42", new ShardingEnvelope<>("inner", 42L)),
@@ -132,8 +133,13 @@ class WireFuzzTest {
         new HandOffMarker("12", region2, 7),
         new ShardStopped("12", region1, Integer.MIN_VALUE),
         new GracefulShutdownReq(region2),
+        // Compact items, sharing type name and serializer with the ones before them or not.
         new DeliveryBatch(link, 1L << 40, List.of(new Deliver("Cart", "12", "id-1", "hello"),
-            new HandOffMarker("12", region1, 7), new Deliver("Cart", "13", "id-ü", 42))),
+            new HandOffMarker("12", region1, 7), new Deliver("Cart", "13", "id-ü", 42),
+            new Deliver("Cart", "14", "id-2", 43), new Deliver("Order", "15", "id-3", "again"))),
+        // Items as every shardkit writes them, for a receiver that reads no compact ones.
+        new DeliveryBatch(link, 3, List.of(sharding.encodeItem(new Deliver("Cart", "12", "id-1", "hello")),
+            sharding.encodeItem(new HandOffMarker("12", region1, 7)))),
         new DeliveryAck(Long.MAX_VALUE, true));
     List<Golden> goldens = goldens(messages);
     List<String> codes = goldens.stream().map(g -> WireManifest.parse(g.manifest()).code()).distinct().toList();

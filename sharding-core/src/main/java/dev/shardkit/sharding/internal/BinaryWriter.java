@@ -6,7 +6,7 @@ import java.util.function.Consumer;
 /**
  * Appends the primitives of shardkit's binary formats ({@link ShardingSerializer}'s, and the
  * ddata module's coordinator state record) to a growing byte array. Not thread-safe: one writer
- * per message.
+ * per message (or per batch of messages).
  *
  * <p>Unsigned varints are little-endian base-128 (7 bits per byte, high bit set on every byte
  * but the last); signed ints are zigzag-mapped first so that small negative numbers stay short.
@@ -69,10 +69,7 @@ public final class BinaryWriter {
 
   /** Writes a length-prefixed byte array (never null). */
   public void writeBytes(byte[] bytes) {
-    writeVarUInt(bytes.length);
-    ensure(bytes.length);
-    System.arraycopy(bytes, 0, buf, pos, bytes.length);
-    pos += bytes.length;
+    writeBytes(bytes, 0, bytes.length);
   }
 
   /**
@@ -123,9 +120,24 @@ public final class BinaryWriter {
    * longer length, so no intermediate array is needed.
    */
   public void writeSection(Consumer<BinaryWriter> content) {
-    ensure(1);
-    int lengthAt = pos++;
+    int lengthAt = beginSection();
     content.accept(this);
+    endSection(lengthAt);
+  }
+
+  /**
+   * Starts a section whose content the caller writes next, for a writer that cannot pass it as a
+   * lambda (or would rather not allocate one per element); {@link #endSection} finishes it.
+   *
+   * @return where its length goes, for {@link #endSection}
+   */
+  public int beginSection() {
+    ensure(1);
+    return pos++;
+  }
+
+  /** Finishes the section {@link #beginSection} started at {@code lengthAt}: writes its length. */
+  public void endSection(int lengthAt) {
     int length = pos - lengthAt - 1;
     int extra = varUIntSize(length) - 1;
     if (extra > 0) {
@@ -140,6 +152,40 @@ public final class BinaryWriter {
       value >>>= 7;
     }
     buf[p] = (byte) value;
+  }
+
+  /** Writes {@code length} bytes of {@code bytes} from {@code offset}, length-prefixed (as {@link #writeBytes(byte[])}). */
+  public void writeBytes(byte[] bytes, int offset, int length) {
+    writeVarUInt(length);
+    ensure(length);
+    System.arraycopy(bytes, offset, buf, pos, length);
+    pos += length;
+  }
+
+  /** How many bytes were written so far. */
+  public int position() {
+    return pos;
+  }
+
+  /**
+   * Forgets what was written from {@code position} on, so that the next write goes there.
+   *
+   * @throws IllegalArgumentException if {@code position} is negative or beyond what was written
+   */
+  public void truncate(int position) {
+    if (position < 0 || position > pos) {
+      throw new IllegalArgumentException("cannot truncate to " + position + " with " + pos + " bytes written");
+    }
+    pos = position;
+  }
+
+  /**
+   * The array the bytes written so far are in, from 0 to {@link #position}. A later write may
+   * move them to a larger array; the bytes already in this one are never changed, except those
+   * beyond a {@link #truncate}'s position when writing goes on.
+   */
+  public byte[] buffer() {
+    return buf;
   }
 
   private static int varUIntSize(int value) {

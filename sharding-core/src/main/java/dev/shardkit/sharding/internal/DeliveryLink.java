@@ -70,7 +70,14 @@ final class DeliveryLink {
   private final LongSupplier clock;
   private final org.apache.pekko.actor.ExtendedActorSystem system;
   /** Taken out but too large for the batch it was taken for: it starts the next one. */
-  private EncodedItem carried;
+  private Object carried;
+  /**
+   * The destination said it reads compact items ({@link DeliveryAck#readsCompactItems}); until
+   * its first acknowledgement the link writes what every shardkit reads.
+   */
+  private boolean compact;
+  /** The size the last batch took, to size the next one's buffer. */
+  private int lastBatchBytes = 1024;
   private Cancellable resendTimer;
 
   private DeliveryLink(ActorContext<Object> context, Outbox outbox, RemoteDeliverySettings settings,
@@ -104,6 +111,7 @@ final class DeliveryLink {
           return Behaviors.same();
         })
         .onMessage(DeliveryAck.class, ack -> {
+          compact = ack.readsCompactItems();
           boolean released = window.acknowledged(ack.seq()) > 0;
           if (ack.resend()) {
             resendAll("the receiver asked for them");
@@ -162,43 +170,48 @@ final class DeliveryLink {
   }
 
   private List<EncodedItem> takeBatch() {
+    DeliveryBatchWriter writer = new DeliveryBatchWriter(serializer, compact,
+        Math.min(maxBytes, lastBatchBytes + lastBatchBytes / 8));
     List<EncodedItem> items = new ArrayList<>();
     int bytes = 0;
-    if (carried != null) {
-      items.add(carried);
-      bytes = carried.size();
-      carried = null;
-    }
     while (items.size() < maxMessages && bytes < maxBytes) {
-      Object message = outbox.poll();
+      Object message = carried != null ? carried : outbox.poll();
+      carried = null;
       if (message == null) {
         break;
       }
-      EncodedItem item = encode(message);
+      EncodedItem item = encode(writer, message);
       if (item == null) {
         continue;
       }
       if (!items.isEmpty() && bytes + item.size() > maxBytes) {
-        carried = item;
+        // Written again at the start of the next batch: a compact item read there cannot
+        // share fields with this batch's items.
+        writer.undo(item);
+        carried = message;
         break;
       }
       items.add(item);
       bytes += item.size();
     }
+    if (bytes > 0) {
+      lastBatchBytes = bytes;
+    }
     return items;
   }
 
   /** The message as a batch item, or null (reported as dropped) if it cannot travel. */
-  private EncodedItem encode(Object message) {
+  private EncodedItem encode(DeliveryBatchWriter writer, Object message) {
     EncodedItem item;
     try {
-      item = serializer.encodeItem(message);
+      item = writer.write(message);
     } catch (RuntimeException e) {
       drop(message, e.getMessage());
       return null;
     }
     if (item.size() > maxItemBytes) {
-      drop(message, "a message of " + item.bytes().length + " serialized bytes"
+      writer.undo(item);
+      drop(message, "a message of " + item.length() + " serialized bytes"
           + (message instanceof Deliver d ? " for entity [" + d.entityId() + "]" : "")
           + " does not fit in one remoting frame (pekko.remote.artery.advanced.maximum-frame-size allows "
           + maxItemBytes + " bytes for it)");
@@ -236,7 +249,7 @@ final class DeliveryLink {
     outbox.close();
     List<Object> unsent = new ArrayList<>();
     if (carried != null) {
-      unsent.add(carried.original());
+      unsent.add(carried);
       carried = null;
     }
     for (Object message = outbox.poll(); message != null; message = outbox.poll()) {

@@ -145,9 +145,17 @@ public sealed interface ShardingProtocol {
    * Receiving region → link: every batch up to and including {@code seq} is delivered. With
    * {@code resend}, the receiver also asks for every later batch again now, rather than after the
    * link's resend timeout: it let one or more of them go (one arrived after a missing one, or they
-   * came while the receiver's node waited to be confirmed a member).
+   * came while the receiver's node waited to be confirmed a member). {@code readsCompactItems}
+   * says the receiver reads compact delivery items ({@link ShardingSerializer}'s item tag
+   * {@code 'd'}): a link sends them only once an acknowledgement said so, because a shardkit from
+   * before them (in a rolling upgrade) could not deliver one.
    */
-  record DeliveryAck(long seq, boolean resend) implements ShardingProtocol {}
+  record DeliveryAck(long seq, boolean resend, boolean readsCompactItems) implements ShardingProtocol {
+    /** An acknowledgement from this shardkit, which reads compact items. */
+    public DeliveryAck(long seq, boolean resend) {
+      this(seq, resend, true);
+    }
+  }
 
   /**
    * A batch item the receiver could not decode (its payload's serializer failed, or it is of a

@@ -91,7 +91,8 @@ import scala.util.Try;
  *   <tr><td>{@code SS}</td><td>ShardStopped</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code GD}</td><td>GracefulShutdownReq</td><td>ref region</td></tr>
  *   <tr><td>{@code DB}</td><td>DeliveryBatch</td><td>ref link, uvarlong seq, uvarint n, n &times; item</td></tr>
- *   <tr><td>{@code DA}</td><td>DeliveryAck</td><td>uvarlong seq, byte resend (0 or 1)</td></tr>
+ *   <tr><td>{@code DA}</td><td>DeliveryAck</td><td>uvarlong seq, byte resend (0 or 1), byte flags* (bit 0: reads
+ *       compact items)</td></tr>
  *   <tr><td>{@code HR}</td><td>ShardRefused</td><td>str shardId, str reason</td></tr>
  *   <tr><td>{@code HH}</td><td>ShardHomes</td><td>uvarlong term, uvarint n, n &times; &sect;(ref region, uvarint m, m &times; str shardId)</td></tr>
  * </table>
@@ -101,10 +102,21 @@ import scala.util.Try;
  * before one is read with its default, {@link RegisterAck#NO_TERM} for a term.
  *
  * <p>A batch <b>item</b> (in both formats) is one tag byte, then a section: for tag {@code 'D'}
- * the fields of a Deliver (as under code {@code D}), for {@code 'M'} those of a HandOffMarker. An
- * item of a tag the reader does not know comes back as an {@link UndeliverableItem}, and so does
- * an item whose payload cannot be deserialized, and the rest of the batch is read: one bad
- * message must not make its whole batch (and every resend of it) unreadable.
+ * the fields of a Deliver (as under code {@code D}), for {@code 'M'} those of a HandOffMarker, for
+ * {@code 'd'} a <b>compact</b> Deliver (appended to format 1). An item of a tag the reader does not
+ * know comes back as an {@link UndeliverableItem}, and so does an item whose payload cannot be
+ * deserialized, and the rest of the batch is read: one bad message must not make its whole batch
+ * (and every resend of it) unreadable.
+ *
+ * <p>A compact Deliver ({@code 'd'}) leaves out what it shares with the compact item before it in
+ * the same batch: byte flags, str typeName (if flag 1), str shardId, str entityId, svarint
+ * serializer id and str manifest (if flag 2), uvarint length and the payload's bytes. Without flag
+ * 1 the type name is the previous compact item's, without flag 2 the payload's serializer and
+ * manifest are; a batch's first compact item has both. Other flags are undefined: such an item,
+ * and one that shares a field no earlier item of the batch was read with, is an
+ * {@link UndeliverableItem}. A link writes compact items only to a region whose
+ * {@code DeliveryAck} set the flag "reads compact items"; a shardkit from before them sets no
+ * flag, and gets {@code 'D'} items (see {@link DeliveryBatchWriter}).
  *
  * <ul>
  *   <li><b>uvarint</b>: unsigned little-endian base-128 varint, 1&ndash;5 bytes.
@@ -175,6 +187,13 @@ public final class ShardingSerializer extends ShardkitSerializer {
 
   static final byte ITEM_DELIVER = 'D';
   static final byte ITEM_MARKER = 'M';
+  static final byte ITEM_DELIVER_COMPACT = 'd';
+  /** A compact Deliver's flag: its type name is written, not the one of the compact item before it. */
+  static final int COMPACT_TYPE_NAME = 1;
+  /** A compact Deliver's flag: its payload's serializer id and manifest are written, not shared. */
+  static final int COMPACT_SERIALIZER = 2;
+  /** A DeliveryAck's appended flag: its sender reads {@link #ITEM_DELIVER_COMPACT} items. */
+  private static final int ACK_READS_COMPACT_ITEMS = 1;
 
 
   // Looked up on first use, not in the constructor: Pekko builds serializers while the
@@ -242,12 +261,10 @@ public final class ShardingSerializer extends ShardkitSerializer {
     if (o instanceof Deliver d) {
       return deliverBytes(d);
     } else if (o instanceof DeliveryBatch b) {
+      List<EncodedItem> items = encodedItems(b.items());
       int size = 96;
-      List<EncodedItem> items = new ArrayList<>(b.items().size());
-      for (Object item : b.items()) {
-        EncodedItem encoded = item instanceof EncodedItem e ? e : encodeItem(item);
-        items.add(encoded);
-        size += encoded.size();
+      for (EncodedItem item : items) {
+        size += item.size();
       }
       BinaryWriter w = new BinaryWriter(size);
       writeRef(w, b.link());
@@ -255,13 +272,14 @@ public final class ShardingSerializer extends ShardkitSerializer {
       w.writeVarUInt(items.size());
       for (EncodedItem item : items) {
         w.writeByte(item.kind());
-        w.writeBytes(item.bytes());
+        w.writeBytes(item.buffer(), item.offset(), item.length());
       }
       return w.toByteArray();
     } else if (o instanceof DeliveryAck a) {
-      BinaryWriter w = new BinaryWriter(11);
+      BinaryWriter w = new BinaryWriter(12);
       w.writeVarULong(a.seq());
       w.writeByte((byte) (a.resend() ? 1 : 0));
+      w.writeByte((byte) (a.readsCompactItems() ? ACK_READS_COMPACT_ITEMS : 0));
       return w.toByteArray();
     } else if (o instanceof ShardingEnvelope<?> e) {
       Payload payload = serializePayload(e.message(),
@@ -376,13 +394,19 @@ public final class ShardingSerializer extends ShardkitSerializer {
           long seq = r.readVarULong();
           int n = r.readVarUInt();
           List<Object> items = new ArrayList<>(Math.min(n, r.remaining()));
+          SharedFields shared = new SharedFields();
           for (int i = 0; i < n; i++) {
-            items.add(readItem(r));
+            items.add(readItem(r, shared));
           }
           return new DeliveryBatch(link, seq, items);
         }
-        case DELIVERY_ACK:
-          return new DeliveryAck(r.readVarULong(), r.readByte() != 0);
+        case DELIVERY_ACK: {
+          long seq = r.readVarULong();
+          boolean resend = r.readByte() != 0;
+          // Appended to format 1: a shardkit that did not write it reads no compact items.
+          boolean compact = r.remaining() > 0 && (r.readByte() & ACK_READS_COMPACT_ITEMS) != 0;
+          return new DeliveryAck(seq, resend, compact);
+        }
         case ENVELOPE: {
           String entityId = r.readString();
           Object message = readPayload(r, () -> "for entity [" + entityId + "] in a ShardingEnvelope");
@@ -524,56 +548,96 @@ public final class ShardingSerializer extends ShardkitSerializer {
   }
 
   /**
-   * Turns a Deliver or a HandOffMarker into a batch item.
+   * Turns a Deliver or a HandOffMarker into a batch item of its own, in the encoding every
+   * shardkit reads ({@link #ITEM_DELIVER}, {@link #ITEM_MARKER}).
    *
    * @throws IllegalArgumentException naming the entity, if a Deliver's message cannot be
    *     serialized; naming the field, if the item lacks a required one
    */
   EncodedItem encodeItem(Object item) {
-    ProtocolFields.problem(item).ifPresent(problem -> {
-      throw new IllegalArgumentException("shardkit cannot send " + problem);
-    });
-    if (item instanceof Deliver d) {
-      return new EncodedItem(d, ITEM_DELIVER, deliverBytes(d));
-    } else if (item instanceof HandOffMarker m) {
-      return new EncodedItem(m, ITEM_MARKER, shardRefAndMove(m.shardId(), m.region(), m.handOffId()));
+    return new DeliveryBatchWriter(this, false, 64).write(item);
+  }
+
+  /**
+   * A batch's items as the link encoded them; items given as messages (by shardkit's tests, say)
+   * are encoded here, compactly, together: a compact item may share fields with the one before
+   * it, so the link's items of one batch are always encoded by one writer and sent together.
+   */
+  private List<EncodedItem> encodedItems(List<Object> items) {
+    List<EncodedItem> encoded = new ArrayList<>(items.size());
+    DeliveryBatchWriter writer = null;
+    for (Object item : items) {
+      if (item instanceof EncodedItem e) {
+        encoded.add(e);
+      } else {
+        if (writer == null) {
+          writer = new DeliveryBatchWriter(this, true, 64 * items.size());
+        }
+        encoded.add(writer.write(item));
+      }
     }
-    throw new IllegalArgumentException("a delivery batch carries only Deliver and HandOffMarker, got "
-        + (item == null ? "null" : item.getClass().getName()));
+    return encoded;
   }
 
   private byte[] deliverBytes(Deliver d) {
-    Payload payload = serializePayload(d.message(),
-        () -> "for entity [" + d.entityId() + "] of type [" + d.typeName() + "]");
+    Payload payload = serializePayload(d.message(), whereFor(d.typeName(), d.entityId()));
     BinaryWriter w = new BinaryWriter(24 + payload.sizeHint());
+    writeDeliverFields(w, d, payload);
+    return w.toByteArray();
+  }
+
+  /** The fields of a Deliver (as under code {@code D}, and in an {@link #ITEM_DELIVER} item). */
+  void writeDeliverFields(BinaryWriter w, Deliver d, Payload payload) {
     w.writeString(d.typeName());
     w.writeString(d.shardId());
     w.writeString(d.entityId());
     payload.writeTo(w);
-    return w.toByteArray();
+  }
+
+  /** The fields of a HandOffMarker (as under code {@code HM}, and in an {@link #ITEM_MARKER} item). */
+  void writeMarkerFields(BinaryWriter w, HandOffMarker m) {
+    writeShardRefAndMove(w, m.shardId(), m.region(), m.handOffId());
+  }
+
+  /** Where a Deliver's message was going, for an error about it; built only if there is one. */
+  static Supplier<String> whereFor(String typeName, String entityId) {
+    return () -> "for entity [" + entityId + "] of type [" + typeName + "]";
   }
 
   private Deliver readDeliver(BinaryReader r) throws NotSerializableException {
     String typeName = r.readString();
     String shardId = r.readString();
     String entityId = r.readString();
-    Object message = readPayload(r, () -> "for entity [" + entityId + "] of type [" + typeName + "]");
+    Object message = readPayload(r, whereFor(typeName, entityId));
     return new Deliver(typeName, shardId, entityId, message);
   }
 
+  /**
+   * What a compact item read shares with the compact item after it. A field is null (or the id
+   * unknown) when no earlier item set it, or when the item that was setting it could not be read:
+   * an item that would share it is then undeliverable too, rather than taken with another item's
+   * field.
+   */
+  private static final class SharedFields {
+    String typeName;
+    int serializerId;
+    String manifest;
+  }
+
   /** One batch item; one that cannot be read becomes an {@link UndeliverableItem}. */
-  private Object readItem(BinaryReader r) {
+  private Object readItem(BinaryReader r, SharedFields shared) {
     byte kind = r.readByte();
     return r.readSection(item -> {
-      if (kind == ITEM_DELIVER) {
+      if (kind == ITEM_DELIVER_COMPACT) {
+        return readCompactDeliver(item, shared);
+      } else if (kind == ITEM_DELIVER) {
         String typeName = null;
         String entityId = null;
         try {
           typeName = item.readString();
           String shardId = item.readString();
           entityId = item.readString();
-          String where = "for entity [" + entityId + "] of type [" + typeName + "]";
-          return checkedItem(new Deliver(typeName, shardId, entityId, readPayload(item, () -> where)));
+          return checkedItem(new Deliver(typeName, shardId, entityId, readPayload(item, whereFor(typeName, entityId))));
         } catch (NotSerializableException | IllegalArgumentException e) {
           return new UndeliverableItem(typeName, entityId, e.getMessage());
         }
@@ -583,6 +647,45 @@ public final class ShardingSerializer extends ShardkitSerializer {
       return new UndeliverableItem(null, null, "a batch item of kind 0x" + Integer.toHexString(kind & 0xFF)
           + " that this shardkit version does not know (sent by a newer version?)");
     });
+  }
+
+  private Object readCompactDeliver(BinaryReader item, SharedFields shared) {
+    String entityId = null;
+    String typeName = null;
+    try {
+      int flags = item.readByte() & 0xFF;
+      if ((flags & ~(COMPACT_TYPE_NAME | COMPACT_SERIALIZER)) != 0) {
+        shared.typeName = null;
+        shared.manifest = null;
+        throw new IllegalArgumentException("a compact delivery with the unknown flags 0x" + Integer.toHexString(flags));
+      }
+      if ((flags & COMPACT_TYPE_NAME) != 0) {
+        shared.typeName = null;
+        shared.typeName = item.requiredString("typeName");
+      }
+      typeName = shared.typeName;
+      String shardId = item.readString();
+      entityId = item.readString();
+      if (typeName == null) {
+        throw new IllegalArgumentException("a compact delivery shares the type name of an earlier item, but none "
+            + "that was read has one");
+      }
+      if ((flags & COMPACT_SERIALIZER) != 0) {
+        shared.manifest = null;
+        int serializerId = item.readVarInt();
+        String manifest = item.readString();
+        shared.serializerId = serializerId;
+        shared.manifest = manifest == null ? "" : manifest;
+      } else if (shared.manifest == null) {
+        throw new IllegalArgumentException("a compact delivery shares the serializer of an earlier item, but none "
+            + "that was read has one");
+      }
+      Object message = deserializePayload(shared.serializerId, shared.manifest, item.readBytes(),
+          whereFor(typeName, entityId));
+      return checkedItem(new Deliver(typeName, shardId, entityId, message));
+    } catch (NotSerializableException | IllegalArgumentException e) {
+      return new UndeliverableItem(typeName, entityId, e.getMessage());
+    }
   }
 
   /** An item that lacks a required field is undeliverable, like one that cannot be read at all. */
@@ -603,10 +706,15 @@ public final class ShardingSerializer extends ShardkitSerializer {
 
   private byte[] shardRefAndMove(String shardId, ActorRef<?> ref, int handOffId) {
     BinaryWriter w = new BinaryWriter(80);
+    writeShardRefAndMove(w, shardId, ref, handOffId);
+    return w.toByteArray();
+  }
+
+  /** The fields HandOffMarker and ShardStopped have in common. */
+  private void writeShardRefAndMove(BinaryWriter w, String shardId, ActorRef<?> ref, int handOffId) {
     w.writeString(shardId);
     writeRef(w, ref);
     w.writeVarInt(handOffId);
-    return w.toByteArray();
   }
 
   private byte[] shardAndRef(String shardId, ActorRef<?> ref) {
@@ -632,7 +740,7 @@ public final class ShardingSerializer extends ShardkitSerializer {
   }
 
   /** A nested message already turned into bytes, so its size is known before we write ours. */
-  private record Payload(int serializerId, String manifest, byte[] bytes) {
+  record Payload(int serializerId, String manifest, byte[] bytes) {
     int sizeHint() {
       return 16 + manifest.length() * 3 + bytes.length;
     }
@@ -645,6 +753,17 @@ public final class ShardingSerializer extends ShardkitSerializer {
   }
 
   private Payload serializePayload(Object message, Supplier<String> where) {
+    return serializePayload(message, payloadSerializer(message, where), where);
+  }
+
+  /**
+   * The serializer Pekko binds to {@code message}'s class (Pekko chooses by class alone, so a
+   * caller may keep it for other messages of the class).
+   *
+   * @throws IllegalArgumentException naming {@code message}'s class and {@code where} it was going,
+   *     if it has none or only disabled Java serialization
+   */
+  Serializer payloadSerializer(Object message, Supplier<String> where) {
     Serializer serializer;
     try {
       serializer = serialization().findSerializerFor(message);
@@ -659,6 +778,16 @@ public final class ShardingSerializer extends ShardkitSerializer {
               + "bind the class, or an interface it implements, to a serializer such as jackson-cbor "
               + "in pekko.actor.serialization-bindings", null);
     }
+    return serializer;
+  }
+
+  /**
+   * {@code message} serialized by {@code serializer}.
+   *
+   * @throws IllegalArgumentException naming {@code message}'s class and {@code where} it was
+   *     going, if the serializer fails
+   */
+  Payload serializePayload(Object message, Serializer serializer, Supplier<String> where) {
     try {
       String manifest = Serializers.manifestFor(serializer, message);
       byte[] bytes = serializer.toBinary(message);
@@ -672,8 +801,12 @@ public final class ShardingSerializer extends ShardkitSerializer {
   private Object readPayload(BinaryReader r, Supplier<String> where) throws NotSerializableException {
     int serializerId = r.readVarInt();
     String manifest = r.readString();
-    byte[] bytes = r.readBytes();
-    Try<Object> result = serialization().deserialize(bytes, serializerId, manifest == null ? "" : manifest);
+    return deserializePayload(serializerId, manifest == null ? "" : manifest, r.readBytes(), where);
+  }
+
+  private Object deserializePayload(int serializerId, String manifest, byte[] bytes, Supplier<String> where)
+      throws NotSerializableException {
+    Try<Object> result = serialization().deserialize(bytes, serializerId, manifest);
     if (result.isFailure()) {
       Throwable cause = result.failed().get();
       NotSerializableException e = new NotSerializableException("shardkit cannot deserialize the message "

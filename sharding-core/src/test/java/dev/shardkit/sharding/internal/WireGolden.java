@@ -87,14 +87,15 @@ public final class WireGolden {
     return resolver.resolveActorRef("pekko://" + SYSTEM + "@" + node + ":25520" + path);
   }
 
-  /** The regions, proxy and coordinator the samples name. */
+  /** The regions, proxy, coordinator and delivery link the samples name. */
   private record Refs(ActorRef<Object> region1, ActorRef<Object> region2, ActorRef<Object> proxy,
-      ActorRef<Object> coordinator) {
+      ActorRef<Object> coordinator, ActorRef<Object> link) {
     static Refs in(ActorRefResolver resolver) {
       return new Refs(ref(resolver, "10.0.0.1", "/system/sharding/Counter#101"),
           ref(resolver, "10.0.0.2", "/system/sharding/Counter#202"),
           ref(resolver, "10.0.0.3", "/system/sharding/CounterProxy#303"),
-          ref(resolver, "10.0.0.1", "/system/sharding/CounterCoordinator/singleton/coordinator#404"));
+          ref(resolver, "10.0.0.1", "/system/sharding/CounterCoordinator/singleton/coordinator#404"),
+          ref(resolver, "10.0.0.1", "/system/sharding/Counter/link-2#707"));
     }
   }
 
@@ -108,7 +109,7 @@ public final class WireGolden {
     ActorRef<Object> coordinator = refs.coordinator();
     ActorRef<Object> asker = ref(resolver, "10.0.0.3", "/temp/$a#505");
     ActorRef<Object> entity = ref(resolver, "10.0.0.2", "/system/sharding/Counter/12/id-1#606");
-    ActorRef<Object> link = ref(resolver, "10.0.0.1", "/system/sharding/Counter/link-2#707");
+    ActorRef<Object> link = refs.link();
     Map<String, Integer> counts = new LinkedHashMap<>();
     counts.put("12", 3);
     counts.put("shard-ä", 0);
@@ -134,12 +135,16 @@ public final class WireGolden {
         new Sample("HandOffMarker", new HandOffMarker("12", region2, 7)),
         new Sample("ShardStopped", new ShardStopped("12", region1, Integer.MIN_VALUE)),
         new Sample("GracefulShutdownReq", new GracefulShutdownReq(region2)),
-        new Sample("DeliveryBatch", new DeliveryBatch(link, 1L << 40, List.of(
+        // Compact items: the third shares the first's type, the fourth its serializer and manifest too,
+        // the fifth only the serializer and manifest.
+        new Sample("DeliveryBatchCompact", new DeliveryBatch(link, 1L << 40, List.of(
             new Deliver("Counter", "12", "id-1", "hello"),
             new HandOffMarker("12", region1, 7),
-            new Deliver("Counter", "13", "id-ü", 42)))),
-        new Sample("DeliveryAck", new DeliveryAck(Long.MAX_VALUE, true)),
-        new Sample("DeliveryAckNoResend", new DeliveryAck(0, false)),
+            new Deliver("Counter", "13", "id-ü", 42),
+            new Deliver("Counter", "14", "id-3", 43),
+            new Deliver("Blob", "7", "b-1", 44)))),
+        new Sample("DeliveryAckReadsCompact", new DeliveryAck(Long.MAX_VALUE, true)),
+        new Sample("DeliveryAckNoResendReadsCompact", new DeliveryAck(0, false)),
         new Sample("ShardRefused", new ShardRefused("1000", "outside 0..999")),
         new Sample("ShardHomes", new ShardHomes(Map.of("12", region1, "13", region2, "shard-ä", region1),
             (1L << 40) + 3)));
@@ -147,8 +152,9 @@ public final class WireGolden {
 
   /**
    * Samples whose golden files were written before the coordinator's term was appended to these
-   * messages in format 1 (and in format 0): they are read, with the term's default, and no longer
-   * written. Their names stay those of the files.
+   * messages in format 1 (and in format 0), or before batches had compact items and
+   * acknowledgements said their sender reads them: they are read, with the appended fields'
+   * defaults, and no longer written. Their names stay those of the files.
    */
   static List<Sample> shardingSamplesBeforeTerms(ActorSystem<?> system) {
     Refs r = Refs.in(ActorRefResolver.get(system));
@@ -156,7 +162,13 @@ public final class WireGolden {
         new Sample("RegisterAck", new RegisterAck(r.coordinator(), RegisterAck.NO_TERM)),
         new Sample("ShardHome", new ShardHome("12", r.region1(), RegisterAck.NO_TERM)),
         new Sample("BeginHandOff", new BeginHandOff("12", r.region1(), Set.of(r.region1(), r.region2(), r.proxy()),
-            -123_456, RegisterAck.NO_TERM)));
+            -123_456, RegisterAck.NO_TERM)),
+        new Sample("DeliveryBatch", new DeliveryBatch(r.link(), 1L << 40, List.of(
+            new Deliver("Counter", "12", "id-1", "hello"),
+            new HandOffMarker("12", r.region1(), 7),
+            new Deliver("Counter", "13", "id-ü", 42)))),
+        new Sample("DeliveryAck", new DeliveryAck(Long.MAX_VALUE, true, false)),
+        new Sample("DeliveryAckNoResend", new DeliveryAck(0, false, false)));
   }
 
   /** One value of every message {@link GateSerializer} writes. */

@@ -78,7 +78,8 @@ class CoordinatorBatchingTest {
   @Test
   void knownShardsArePlacedUpFrontInOneWriteSoAFirstMessageNeedsNoWrite() throws Exception {
     ManualStateStore store = new ManualStateStore();
-    ActorRef<Object> coordinator = coordinator("up-front", store, 100);
+    ActorRef<Object> coordinator = refs.coordinator("up-front", store, new LeastShardAllocationStrategy(1, 20, 0.1),
+        100, s -> s.withHandOffTimeout(Duration.ofSeconds(10)).withTellUpFrontHomes(true));
     TestProbe<Object> region = refs.testKit().createTestProbe(Object.class);
     coordinator.tell(new Register(region.ref(), Set.of()));
     Write registration = store.next();

@@ -1,5 +1,6 @@
 package dev.shardkit.sharding;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -67,6 +68,39 @@ public final class LeastShardAllocationStrategy implements ShardAllocationStrate
       return requester;
     }
     return best;
+  }
+
+  /**
+   * The choices of {@link #allocateShard} for each shard in turn, made over one count per region
+   * instead of a fresh view per shard: O(shards × regions) with no allocation per shard.
+   */
+  @Override
+  public List<RegionInfo> allocateShards(RegionInfo requester, List<String> shardIds, ShardAllocation allocation) {
+    List<RegionInfo> regions = allocation.regions();
+    if (regions.isEmpty()) {
+      throw new IllegalArgumentException("No region to allocate shards " + shardIds + " to");
+    }
+    int[] counts = new int[regions.size()];
+    for (int i = 0; i < counts.length; i++) {
+      counts[i] = allocation.shardsOf(regions.get(i)).size();
+    }
+    // The region the requester is, if any: it wins a tie for the fewest, as in allocateShard.
+    int own = regions.indexOf(requester);
+    List<RegionInfo> homes = new ArrayList<>(shardIds.size());
+    for (int s = 0; s < shardIds.size(); s++) {
+      int best = 0;
+      for (int i = 1; i < counts.length; i++) {
+        if (counts[i] < counts[best]) {
+          best = i;
+        }
+      }
+      if (own >= 0 && counts[own] == counts[best]) {
+        best = own;
+      }
+      counts[best]++;
+      homes.add(regions.get(best));
+    }
+    return homes;
   }
 
   @Override

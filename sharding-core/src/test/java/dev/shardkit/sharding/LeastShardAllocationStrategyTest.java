@@ -427,4 +427,106 @@ class LeastShardAllocationStrategyTest {
     assertEquals(before, alloc.shardsOf(a));
     assertEquals(Set.of("2551-0"), inProgress);
   }
+
+  // ---- several shards at once
+
+  /** What {@code allocateShard} chooses for each shard in turn, each over the allocation the last left. */
+  private static List<RegionInfo> oneByOne(ShardAllocationStrategy strategy, RegionInfo requester,
+      List<String> shardIds, ShardAllocation start) {
+    Map<RegionInfo, List<String>> current = new LinkedHashMap<>();
+    start.shardsByRegion().forEach((r, s) -> current.put(r, new ArrayList<>(s)));
+    List<RegionInfo> homes = new ArrayList<>();
+    for (String shardId : shardIds) {
+      RegionInfo home = strategy.allocateShard(requester, shardId, ShardAllocation.of(current));
+      current.get(home).add(shardId);
+      homes.add(home);
+    }
+    return homes;
+  }
+
+  @Test
+  void allocatingManyShardsChoosesWhatAllocatingThemOneByOneWould() {
+    // 17 regions with uneven counts and ages in a shuffled order: ties between equal counts are
+    // broken by age, and by the requester when it is one of them.
+    Random random = new Random(17);
+    Map<RegionInfo, List<String>> start = new LinkedHashMap<>();
+    for (int i = 0; i < 17; i++) {
+      RegionInfo r = region(2600 + i, (i * 5) % 17);
+      start.put(r, shards(r.address().port().get() + "-", random.nextInt(40)));
+    }
+    ShardAllocation allocation = ShardAllocation.of(start);
+    List<String> batch = shards("new-", 2_000);
+    LeastShardAllocationStrategy strategy = new LeastShardAllocationStrategy();
+    for (RegionInfo requester : List.of(allocation.regions().get(9), region(9999, Integer.MAX_VALUE))) {
+      List<RegionInfo> expected = oneByOne(strategy, requester, batch, allocation);
+      assertEquals(expected, strategy.allocateShards(requester, batch, allocation), "requester " + requester);
+      assertEquals(expected, new OneAtATime(strategy).allocateShards(requester, batch, allocation),
+          "the interface's default, requester " + requester);
+    }
+  }
+
+  @Test
+  void allocatingManyShardsWithNoRegionIsRefused() {
+    ShardAllocation none = ShardAllocation.of(Map.of());
+    RegionInfo requester = region(2551, 1);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new LeastShardAllocationStrategy().allocateShards(requester, List.of("a"), none));
+    assertTrue(e.getMessage().contains("[a]"), e.getMessage());
+  }
+
+  @Test
+  void theDefaultBatchGivesEachDecisionAViewThatLaterDecisionsDoNotChange() {
+    RegionInfo a = region(2551, 1);
+    RegionInfo b = region(2552, 2);
+    List<ShardAllocation> seen = new ArrayList<>();
+    List<Integer> countsWhenSeen = new ArrayList<>();
+    ShardAllocationStrategy keeping = new OneAtATime(new LeastShardAllocationStrategy()) {
+      @Override
+      public RegionInfo allocateShard(RegionInfo requester, String shardId, ShardAllocation allocation) {
+        seen.add(allocation);
+        countsWhenSeen.add(allocation.shardCount());
+        return super.allocateShard(requester, shardId, allocation);
+      }
+    };
+    List<RegionInfo> homes = keeping.allocateShards(a, shards("s", 5), counts(a, 1, b, 0));
+    assertEquals(List.of(b, a, b, a, b), homes);
+    for (int i = 0; i < seen.size(); i++) {
+      assertEquals(countsWhenSeen.get(i), seen.get(i).shardCount(), "view " + i + " unchanged");
+      assertEquals(1 + i, seen.get(i).shardCount(), "view " + i + " holds the shards decided before it");
+    }
+  }
+
+  @Test
+  void theDefaultBatchRefusesAChoiceOutsideTheAllocationNamingTheShard() {
+    RegionInfo a = region(2551, 1);
+    RegionInfo stranger = region(2999, 5);
+    ShardAllocationStrategy wrong = new OneAtATime(new LeastShardAllocationStrategy()) {
+      @Override
+      public RegionInfo allocateShard(RegionInfo requester, String shardId, ShardAllocation allocation) {
+        return stranger;
+      }
+    };
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> wrong.allocateShards(a, List.of("x"), counts(a, 0)));
+    assertTrue(e.getMessage().contains("[x]") && e.getMessage().contains("2999"), e.getMessage());
+  }
+
+  /** A strategy that keeps the interface's default for several shards: the other one's decisions, one at a time. */
+  private static class OneAtATime implements ShardAllocationStrategy {
+    private final ShardAllocationStrategy decides;
+
+    OneAtATime(ShardAllocationStrategy decides) {
+      this.decides = decides;
+    }
+
+    @Override
+    public RegionInfo allocateShard(RegionInfo requester, String shardId, ShardAllocation allocation) {
+      return decides.allocateShard(requester, shardId, allocation);
+    }
+
+    @Override
+    public Set<String> rebalance(ShardAllocation allocation, Set<String> rebalanceInProgress) {
+      return decides.rebalance(allocation, rebalanceInProgress);
+    }
+  }
 }

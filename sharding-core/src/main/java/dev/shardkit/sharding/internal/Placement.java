@@ -126,29 +126,59 @@ public final class Placement {
         v.shuttingDown())) {
       return List.of();
     }
-    List<CoordinatorEvent> events = new ArrayList<>();
-    List<String> placed = new ArrayList<>();
-    CoordinatorState view = v.state();
-    // The members do not change while placing: the regions' infos are taken (and ordered) once,
-    // not per shard.
-    Map<ActorRef<Object>, RegionInfo> infos = oldestFirst(v.takingShards());
+    CoordinatorState state = v.state();
+    List<String> toPlace = new ArrayList<>();
     for (int i = 0; i < knownShards; i++) {
       String shardId = Integer.toString(i);
-      if (view.shards().containsKey(shardId) || v.inHandOff().contains(shardId)) {
-        continue;
+      if (!state.shards().containsKey(shardId) && !v.inHandOff().contains(shardId)) {
+        toPlace.add(shardId);
       }
-      ActorRef<Object> home = chooseAmong(infos, v.withState(view), shardId, coordinator, null);
-      if (home == null) {
-        return List.of();
-      }
-      ShardHomeAllocated allocated = new ShardHomeAllocated(shardId, home);
-      view = view.applied(allocated);
-      events.add(allocated);
-      placed.add(shardId);
+    }
+    List<CoordinatorEvent> events = toPlace.isEmpty() ? List.of() : placeBatch(v, toPlace);
+    if (events == null) {
+      return List.of();
     }
     allPlaced = true;
-    untouched.addAll(placed);
+    untouched.addAll(toPlace);
     regionsAtLastSpread = v.takingShards().size();
+    return events;
+  }
+
+  /**
+   * Homes for {@code shardIds}, decided in one call of the strategy; null if there is no region
+   * taking shards, or the strategy failed or chose a region that takes none (reported).
+   */
+  private List<CoordinatorEvent> placeBatch(View v, List<String> shardIds) {
+    // One batch over one view: the strategy makes the decisions it would make shard by shard,
+    // without a view (and its hashing of every region) per shard.
+    Map<ActorRef<Object>, RegionInfo> infos = oldestFirst(v.takingShards());
+    if (infos.isEmpty()) {
+      return null;
+    }
+    List<RegionInfo> choices;
+    try {
+      choices = strategy.allocateShards(requesterInfo(infos, v, coordinator), shardIds, allocation(v.state(), infos));
+    } catch (RuntimeException e) {
+      problems.accept("allocation strategy " + strategy + " failed to place " + shardIds.size()
+          + " shards up front; they stay unallocated", e);
+      return null;
+    }
+    if (choices.size() != shardIds.size()) {
+      problems.accept("allocation strategy " + strategy + " chose " + choices.size() + " regions for "
+          + shardIds.size() + " shards placed up front; they stay unallocated", null);
+      return null;
+    }
+    Map<RegionInfo, ActorRef<Object>> refs = new HashMap<>();
+    infos.forEach((ref, info) -> refs.putIfAbsent(info, ref));
+    List<CoordinatorEvent> events = new ArrayList<>(shardIds.size());
+    for (int i = 0; i < shardIds.size(); i++) {
+      ActorRef<Object> home = refs.get(choices.get(i));
+      if (home == null) {
+        notARegion(choices.get(i), shardIds.get(i));
+        return null;
+      }
+      events.add(new ShardHomeAllocated(shardIds.get(i), home));
+    }
     return events;
   }
 
@@ -339,14 +369,12 @@ public final class Placement {
       return null;
     }
     try {
-      RegionInfo requesterInfo = infos.getOrDefault(requester,
-          new RegionInfo(v.members().addressOf(requester), Set.of(), Integer.MAX_VALUE));
-      RegionInfo choice = strategy.allocateShard(requesterInfo, shardId, allocation(v.state(), infos));
+      RegionInfo choice = strategy.allocateShard(requesterInfo(infos, v, requester), shardId,
+          allocation(v.state(), infos));
       ActorRef<Object> chosen = infos.entrySet().stream().filter(e -> e.getValue().equals(choice))
           .map(Map.Entry::getKey).findFirst().orElse(null);
       if (chosen == null) {
-        problems.accept("allocation strategy " + strategy + " chose " + choice + " for shard [" + shardId
-            + "], which is not a registered region taking shards; the shard stays unallocated", null);
+        notARegion(choice, shardId);
       }
       return chosen;
     } catch (RuntimeException e) {
@@ -354,6 +382,18 @@ public final class Placement {
           + "]; the shard stays unallocated", e);
       return null;
     }
+  }
+
+  /** The requester as the strategy sees it: a region's info, else a bare address that takes no shards. */
+  private static RegionInfo requesterInfo(Map<ActorRef<Object>, RegionInfo> infos, View v,
+      ActorRef<Object> requester) {
+    RegionInfo info = infos.get(requester);
+    return info != null ? info : new RegionInfo(v.members().addressOf(requester), Set.of(), Integer.MAX_VALUE);
+  }
+
+  private void notARegion(RegionInfo choice, String shardId) {
+    problems.accept("allocation strategy " + strategy + " chose " + choice + " for shard [" + shardId
+        + "], which is not a registered region taking shards; the shard stays unallocated", null);
   }
 
   private static ShardAllocation allocation(CoordinatorState state, Map<ActorRef<Object>, RegionInfo> infos) {

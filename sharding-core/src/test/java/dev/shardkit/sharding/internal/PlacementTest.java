@@ -35,7 +35,7 @@ class PlacementTest {
     return refs.region(n);
   }
 
-  /** The problems placement reported. */
+  /** The problems placement reported, each with its cause's message if it had one. */
   private final List<String> problems = new ArrayList<>();
 
   private Placement placement(int knownShards) {
@@ -43,7 +43,8 @@ class PlacementTest {
   }
 
   private Placement placement(ShardAllocationStrategy strategy, int knownShards) {
-    return new Placement(strategy, knownShards, refs.local(), (problem, cause) -> problems.add(problem));
+    return new Placement(strategy, knownShards, refs.local(), (problem, cause) -> problems.add(
+        cause == null ? problem : problem + ": " + cause.getMessage()));
   }
 
   /** Members 1..n, all Up, oldest first. */
@@ -142,6 +143,74 @@ class PlacementTest {
     List<CoordinatorEvent> events = p.placeAll(new Placement.View(state, up(1), Set.of(), Set.of(inHandOff)));
     assertEquals(1, events.size(), "one lost shard placed, the other waits for its hand-off: " + events);
     assertEquals(r(1), ((ShardHomeAllocated) events.get(0)).region());
+  }
+
+  @Test
+  void placingAllUpFrontMakesTheSameDecisionsAsPlacingOneShardAtATime() {
+    // 17 regions whose nodes joined in a shuffled order, some holding shards already (as after a
+    // region was lost), and a few shards in hand-off: every tie-break of the strategy is exercised.
+    int regions = 17;
+    int shards = 2_000;
+    List<Node> nodes = new ArrayList<>();
+    for (int i = 1; i <= regions; i++) {
+      nodes.add(new Node(node((i * 7) % regions + 1), MemberStatus.up(), Set.of()));
+    }
+    MemberSnapshot members = new MemberSnapshot(nodes, node(1));
+    CoordinatorState start = CoordinatorState.empty();
+    for (int i = 1; i <= regions; i++) {
+      start = start.applied(new RegionRegistered(r(i)));
+    }
+    for (int i = 0; i < 300; i++) {
+      start = start.applied(new ShardHomeAllocated(Integer.toString(i * 3), r(1 + (i * i) % 5)));
+    }
+    Set<String> inHandOff = Set.of("1", "1000", "1999");
+    Placement.View view = new Placement.View(start, members, Set.of(), inHandOff);
+
+    List<CoordinatorEvent> batch = placement(shards).placeAll(view);
+
+    // The same placement, asked of the strategy shard by shard over the state each decision left.
+    Placement oneByOne = placement(0);
+    CoordinatorState state = start;
+    List<CoordinatorEvent> expected = new ArrayList<>();
+    for (int i = 0; i < shards; i++) {
+      String shardId = Integer.toString(i);
+      if (state.shards().containsKey(shardId) || inHandOff.contains(shardId)) {
+        continue;
+      }
+      ActorRef<Object> home = oneByOne.chooseHome(new Placement.View(state, members, Set.of(), inHandOff), shardId,
+          refs.local(), null);
+      ShardHomeAllocated allocated = new ShardHomeAllocated(shardId, home);
+      state = state.applied(allocated);
+      expected.add(allocated);
+    }
+    assertEquals(shards - 300 - 3, expected.size());
+    assertEquals(expected.size(), batch.size());
+    for (int i = 0; i < expected.size(); i++) {
+      // One decision at a time: a difference names the first shard placed elsewhere, not 2 000 homes.
+      assertEquals(expected.get(i), batch.get(i), "decision " + i);
+    }
+    assertTrue(problems.isEmpty(), problems.toString());
+  }
+
+  @Test
+  void aStrategyChoosingNoRegionForAShardPlacedUpFrontPlacesNothingAndSaysWhich() {
+    RegionInfo stranger = new RegionInfo(node(99), Set.of(), 1);
+    ShardAllocationStrategy wrong = new ShardAllocationStrategy() {
+      @Override
+      public RegionInfo allocateShard(RegionInfo requester, String shardId, ShardAllocation allocation) {
+        return shardId.equals("3") ? stranger : allocation.regions().get(0);
+      }
+
+      @Override
+      public Set<String> rebalance(ShardAllocation allocation, Set<String> rebalanceInProgress) {
+        return Set.of();
+      }
+    };
+    Placement p = placement(wrong, 5);
+    assertTrue(p.placeAll(view(registered(r(1)), up(1))).isEmpty(), "all or nothing");
+    assertEquals(1, problems.size(), problems.toString());
+    assertTrue(problems.get(0).contains("[3]") && problems.get(0).contains(stranger.address().toString()),
+        problems.get(0));
   }
 
   // ---- other decisions

@@ -14,7 +14,6 @@ import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.ddata.ORSet;
 import org.apache.pekko.cluster.ddata.ORSetKey;
-import org.apache.pekko.cluster.ddata.Replicator;
 import org.apache.pekko.cluster.ddata.SelfUniqueAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -136,9 +135,8 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
   private CompletionStage<Void> write(List<BucketChange> changes) {
     List<CompletableFuture<Void>> writes = new ArrayList<>(changes.size());
     for (BucketChange change : changes) {
-      Replicator.Update<ORSet<String>> update = new Replicator.Update<>(change.key(), ORSet.create(),
-          majority.writeConsistency(), set -> change.applyTo(set, self));
-      writes.add(majority.write(update, () -> "the remembered entities' change " + change,
+      writes.add(majority.writeToDisk(change.key(), ORSet.create(), majority.writeConsistency(),
+          set -> change.applyTo(set, self), () -> "the remembered entities' change " + change,
           "It may have reached some of them, which is harmless: the shard writes the change again when it retries")
           .toCompletableFuture());
     }

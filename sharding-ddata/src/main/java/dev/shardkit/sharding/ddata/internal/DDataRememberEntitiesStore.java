@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * Keeps one shard's remembered entity ids in shardkit's remembered-entities replicator for the
  * type's role, as sets of ids under the shard's {@link ShardEntitiesKeys}: loaded with a majority
  * read of every key, changed with one majority write per key a batch touches. The replicator keeps
- * the keys durable, so a write is confirmed once it is in LMDB on a majority of the replicas (with
+ * the keys durable, so a write is confirmed once it is in LMDB on a majority of the replicas, this
+ * node among them also when the disk lags the replicator ({@link ReplicaMajority#writeToDisk}; with
  * {@code write-behind-interval = off}, the default), and after a restart of the whole cluster each
  * node loads its copy back before it answers.
  *

@@ -14,7 +14,6 @@ import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.ddata.ORSet;
 import org.apache.pekko.cluster.ddata.ORSetKey;
-import org.apache.pekko.cluster.ddata.Replicator;
 import org.apache.pekko.cluster.ddata.SelfUniqueAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * Keeps one shard's remembered entity ids in shardkit's remembered-entities replicator for the
  * type's role, as sets of ids under the shard's {@link ShardEntitiesKeys}: loaded with a majority
  * read of every key, changed with one majority write per key a batch touches. The replicator keeps
- * the keys durable, so a write is confirmed once it is in LMDB on a majority of the replicas (with
+ * the keys durable, so a write is confirmed once it is in LMDB on a majority of the replicas, this
+ * node among them also when the disk lags the replicator ({@link ReplicaMajority#writeToDisk}; with
  * {@code write-behind-interval = off}, the default), and after a restart of the whole cluster each
  * node loads its copy back before it answers.
  *
@@ -136,9 +136,8 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
   private CompletionStage<Void> write(List<BucketChange> changes) {
     List<CompletableFuture<Void>> writes = new ArrayList<>(changes.size());
     for (BucketChange change : changes) {
-      Replicator.Update<ORSet<String>> update = new Replicator.Update<>(change.key(), ORSet.create(),
-          majority.writeConsistency(), set -> change.applyTo(set, self));
-      writes.add(majority.write(update, () -> "the remembered entities' change " + change,
+      writes.add(majority.writeToDisk(change.key(), ORSet.create(), majority.writeConsistency(),
+          set -> change.applyTo(set, self), () -> "the remembered entities' change " + change,
           "It may have reached some of them, which is harmless: the shard writes the change again when it retries")
           .toCompletableFuture());
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -261,6 +262,37 @@ public final class ReplicaMajority {
         ? CompletableFuture.failedFuture(new TimeoutException(subject + ": " + what.get() + " was not sent: "
             + notReady.get() + ". A retry writes it again"))
         : sendWrite(update, what, onTimeout)));
+  }
+
+  /**
+   * {@link #write} for a key the replicator keeps on disk: completes only once the update is also
+   * in this node's durable store, which is what a caller that reports it durable needs.
+   *
+   * <p>Why more than {@link #write}: the replicator confirms a majority write when its time is up
+   * if enough other replicas confirmed, whether or not its own durable store has written it yet;
+   * with no other replica (a one-node cluster) that is always the case, so under load a
+   * confirmed change could still be queued for the disk, and be lost when the node stops. A
+   * write confirmed sooner than {@code write-timeout} after it was sent was confirmed by the
+   * durable store itself (the replicator's timer cannot have fired yet). A slower one is followed
+   * by a local write of the same key that changes nothing: the durable store writes in the order
+   * it is asked, so once it confirmed that one, everything before it is on disk.
+   *
+   * @param empty the key's value if it has none (the follow-up write keeps whatever it has)
+   * @throws IllegalArgumentException never; fails the stage as {@link #write} does, and with a
+   *     {@link TimeoutException} if the durable store did not confirm the follow-up write in time
+   */
+  public <T extends ReplicatedData> CompletionStage<Void> writeToDisk(Key<T> key, T empty,
+      Replicator.WriteConsistency consistency, Function<T, T> modify, Supplier<String> what, String onTimeout) {
+    long sent = System.nanoTime();
+    return unwrapped(write(new Replicator.Update<>(key, empty, consistency, modify::apply), what, onTimeout)
+        .thenCompose(done -> {
+          if (System.nanoTime() - sent < settings.writeTimeout().toNanos()) {
+            return CompletableFuture.completedFuture(done);
+          }
+          Supplier<String> onDisk = () -> what.get() + " (on this node's disk)";
+          return sendWrite(new Replicator.Update<>(key, empty, Replicator.writeLocal(), set -> set), onDisk,
+              onTimeout);
+        }));
   }
 
   private CompletionStage<Void> sendWrite(Replicator.Update<?> update, Supplier<String> what, String onTimeout) {

@@ -9,7 +9,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.cluster.ddata.ORSet;
 import org.apache.pekko.cluster.ddata.ORSetKey;
-import org.apache.pekko.cluster.ddata.Replicator;
 import org.apache.pekko.cluster.ddata.SelfUniqueAddress;
 
 /**
@@ -77,15 +76,13 @@ public final class ShardListing {
       pending.clear();
     }
     List<String> ids = List.copyOf(batch.keySet());
-    Replicator.Update<ORSet<String>> update = new Replicator.Update<>(key, ORSet.create(),
-        majority.writeConsistency(), set -> {
+    majority.writeToDisk(key, ORSet.<String>create(), majority.writeConsistency(), set -> {
           ORSet<String> added = set;
           for (String id : ids) {
             added = added.add(self, id);
           }
           return added;
-        });
-    majority.write(update, () -> "the listing of shard(s) " + ids + " among the shards with remembered entities "
+        }, () -> "the listing of shard(s) " + ids + " among the shards with remembered entities "
         + "(key " + key.id() + ")", "None of those shards' entities was written; each writes its batch again when "
         + "it retries").whenComplete((ok, error) -> {
           if (error == null) {

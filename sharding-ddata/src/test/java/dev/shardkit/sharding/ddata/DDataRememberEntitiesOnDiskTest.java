@@ -1,0 +1,136 @@
+package dev.shardkit.sharding.ddata;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys;
+import dev.shardkit.sharding.spi.RememberEntitiesStore;
+import dev.shardkit.sharding.testkit.Network;
+import dev.shardkit.sharding.testkit.TestCluster;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.AbstractActor;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.cluster.ddata.DurableStore;
+import org.apache.pekko.cluster.ddata.ORSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A confirmed remember-entities write is on the node's disk, also when the disk is slower than
+ * the write timeout: one node (no other replica to confirm), whose remembered-entities replicator
+ * keeps its keys in {@link SlowDisk}, a durable store that writes only when the test lets it. A
+ * shard starts a remembered entity only once its write is confirmed, and the node may stop right
+ * after; a write still queued for the disk then is lost.
+ */
+class DDataRememberEntitiesOnDiskTest {
+  // A short write timeout so that the held writes outlast it quickly; the store must still not confirm.
+  static final String CONFIG = """
+      shardkit.sharding.remember-entities = on
+      shardkit.sharding.ddata { write-timeout = 1s, read-timeout = 2s }
+      shardkit.sharding.ddata.replicator.durable.store-actor-class = "%s"
+      pekko.cluster.downing-provider-class = ""
+      """.formatted(SlowDisk.class.getName()) + Network.TEST_MODE;
+  static final DDataRememberEntitiesStoreProvider PROVIDER = new DDataRememberEntitiesStoreProvider();
+
+  static TestCluster cluster;
+
+  @BeforeAll
+  static void start() {
+    cluster = new TestCluster("DDataOnDisk");
+    cluster.add(CONFIG);
+    cluster.awaitUp(1);
+    PROVIDER.startOnNode(cluster.system(0), "Cart", ShardingSettings.create(cluster.system(0)));
+  }
+
+  @AfterAll
+  static void stop() {
+    SlowDisk.release();
+    cluster.close();
+  }
+
+  @Test
+  void aWriteIsConfirmedOnlyOnceItIsOnDisk() throws Exception {
+    RememberEntitiesStore store = PROVIDER.create(cluster.system(0), "Cart", "7",
+        ShardingSettings.create(cluster.system(0)));
+    SlowDisk.hold();
+    CompletableFuture<Void> held = store.update(Set.of("a"), Set.of()).toCompletableFuture();
+    // Well past the write timeout: the replicator has answered by itself by now.
+    Exception notConfirmed = assertThrows(Exception.class, () -> held.get(6, TimeUnit.SECONDS),
+        "a write must not be confirmed while the disk has not written it");
+    assertFalse(SlowDisk.holds("a"), "nothing was written yet: " + notConfirmed);
+
+    SlowDisk.release();
+    // The shard retries a failed write; once confirmed, it is on disk.
+    store.update(Set.of("a"), Set.of()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+    assertTrue(SlowDisk.holds("a"), "a confirmed write is on disk");
+    store.close();
+  }
+
+  /**
+   * A durable store with nothing to load that writes (in memory) in order, and while the test
+   * holds it keeps the writes and their answers back, as a disk far behind would.
+   */
+  public static final class SlowDisk extends AbstractActor {
+    private static final Object LOCK = new Object();
+    private static boolean holding;
+    private static final List<Object[]> HELD = new ArrayList<>();
+    private static final ConcurrentHashMap<String, ORSet<?>> WRITTEN = new ConcurrentHashMap<>();
+
+    public SlowDisk(Config config) {}
+
+    static void hold() {
+      synchronized (LOCK) {
+        holding = true;
+      }
+    }
+
+    /** Writes what was held, in order, and answers it; later writes go through at once. */
+    static void release() {
+      synchronized (LOCK) {
+        holding = false;
+        HELD.forEach(h -> write((DurableStore.Store) h[0], (ActorRef) h[1]));
+        HELD.clear();
+      }
+    }
+
+    /** Whether an entity id is in a shard's key as written. */
+    static boolean holds(String entityId) {
+      return WRITTEN.entrySet().stream().anyMatch(e -> e.getKey().startsWith(ShardEntitiesKeys.PREFIX + "Cart/")
+          && e.getValue().getElements().contains(entityId));
+    }
+
+    private static void write(DurableStore.Store store, ActorRef self) {
+      WRITTEN.put(store.key(), (ORSet<?>) store.data().data());
+      if (store.reply().isDefined()) {
+        DurableStore.StoreReply reply = store.reply().get();
+        reply.replyTo().tell(reply.successMsg(), self);
+      }
+    }
+
+    @Override
+    public Receive createReceive() {
+      return receiveBuilder()
+          .matchEquals(DurableStore.LoadAll$.MODULE$,
+              m -> getSender().tell(DurableStore.LoadAllCompleted$.MODULE$, getSelf()))
+          .match(DurableStore.Store.class, s -> {
+            synchronized (LOCK) {
+              if (holding) {
+                HELD.add(new Object[] {s, getSelf()});
+                return;
+              }
+            }
+            write(s, getSelf());
+          })
+          .build();
+    }
+  }
+}

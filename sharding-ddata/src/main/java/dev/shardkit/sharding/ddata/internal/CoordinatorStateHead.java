@@ -133,17 +133,7 @@ public final class CoordinatorStateHead extends AbstractReplicatedData<Coordinat
 
   @Override
   public int compareTo(CoordinatorStateHead other) {
-    int c = Long.compare(version.term(), other.version.term());
-    if (c == 0) {
-      c = Long.compare(version.seq(), other.version.seq());
-    }
-    if (c == 0) {
-      c = basis.compareTo(other.basis);
-    }
-    if (c == 0) {
-      c = version.writer().compareTo(other.version.writer());
-    }
-    return c;
+    return Version.compareRecords(version, basis, other.version, other.basis);
   }
 
   @Override

@@ -89,6 +89,25 @@ public final class CoordinatorStateRecord extends AbstractReplicatedData<Coordin
       return ORDER.compare(this, other);
     }
 
+    /**
+     * The order of two records (or heads) written at {@code version} from {@code basis}: by term,
+     * then seq, then basis, then writer (see the class comment for why the basis comes before
+     * the writer).
+     */
+    static int compareRecords(Version version, Version basis, Version otherVersion, Version otherBasis) {
+      int c = Long.compare(version.term(), otherVersion.term());
+      if (c == 0) {
+        c = Long.compare(version.seq(), otherVersion.seq());
+      }
+      if (c == 0) {
+        c = basis.compareTo(otherBasis);
+      }
+      if (c == 0) {
+        c = version.writer().compareTo(otherVersion.writer());
+      }
+      return c;
+    }
+
     @Override
     public String toString() {
       return term + "." + seq + (writer.isEmpty() ? "" : " by " + writer);
@@ -156,17 +175,7 @@ public final class CoordinatorStateRecord extends AbstractReplicatedData<Coordin
 
   @Override
   public int compareTo(CoordinatorStateRecord other) {
-    int c = Long.compare(version.term(), other.version.term());
-    if (c == 0) {
-      c = Long.compare(version.seq(), other.version.seq());
-    }
-    if (c == 0) {
-      c = basis.compareTo(other.basis);
-    }
-    if (c == 0) {
-      c = version.writer().compareTo(other.version.writer());
-    }
-    return c;
+    return Version.compareRecords(version, basis, other.version, other.basis);
   }
 
   @Override

@@ -35,6 +35,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardRefused;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.internal.ShardkitSerializer;
@@ -275,6 +276,7 @@ class JavaSerializationOffTest {
         new RegisterAck(other, 5),
         new GetShardHome("3", region),
         new ShardHome("3", region, 5),
+        new ShardHomes(Map.of("1", region, "2", other), 5),
         new ShardRefused("9999", "outside 0..3"),
         new GetCurrentRegions(region),
         new CurrentRegions(Set.of(region, other)),

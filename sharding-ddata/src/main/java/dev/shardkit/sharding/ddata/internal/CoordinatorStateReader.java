@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.cluster.ddata.Key;
 
 /**
  * Reads one entity type's coordinator state by majority, as a successor coordinator loads it:
@@ -51,13 +52,12 @@ public final class CoordinatorStateReader {
       if (head.isEmpty()) {
         return readRecord();
       }
-      List<CompletableFuture<Optional<CoordinatorStatePart>>> reads = new ArrayList<>();
+      List<Key<CoordinatorStatePart>> keys = new ArrayList<>();
       for (int i = 0; i < head.get().partsToRead(); i++) {
-        reads.add(majority.read(CoordinatorStateKeys.part(typeName, i), "the coordinator state's part " + i)
-            .toCompletableFuture());
+        keys.add(CoordinatorStateKeys.part(typeName, i));
       }
-      return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
-          .thenCompose(done -> fromParts(head.get(), reads.stream().map(CompletableFuture::join).toList()));
+      return majority.readAll(keys, "the coordinator state's parts 0.." + (keys.size() - 1))
+          .thenCompose(parts -> fromParts(head.get(), parts));
     });
   }
 

@@ -3,17 +3,19 @@ package dev.shardkit.sharding.ddata.internal;
 import dev.shardkit.sharding.ddata.DDataSettings;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import java.io.File;
-import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.ddata.ORSet;
-import org.apache.pekko.cluster.ddata.ORSetKey;
+import org.apache.pekko.cluster.ddata.Key;
 import org.apache.pekko.cluster.ddata.SelfUniqueAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +23,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps one shard's remembered entity ids in shardkit's remembered-entities replicator for the
  * type's role, as sets of ids under the shard's {@link ShardEntitiesKeys}: loaded with a majority
- * read of every key, changed with one majority write per key a batch touches. The replicator keeps
+ * read of every key, all in one round ({@link ReplicaMajority#readAll}), changed with one majority
+ * write per key a batch touches, sent together (local reads and writes where this node is the
+ * only replica, which is the same). The replicator keeps
  * the keys durable, so a write is confirmed once it is in LMDB on a majority of the replicas, this
  * node among them also when the disk lags the replicator ({@link ReplicaMajority#writeToDisk}; with
  * {@code write-behind-interval = off}, the default), and after a restart of the whole cluster each
@@ -88,29 +92,21 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
     if (majority.isClosed()) {
       return majority.closedFailure();
     }
-    List<CompletableFuture<Optional<ORSet<String>>>> reads = new ArrayList<>();
-    for (ORSetKey<String> key : keys.all()) {
-      reads.add(majority.read(key, "the remembered entities (key " + key.id() + ")").toCompletableFuture());
-    }
-    return ReplicaMajority.unwrapped(CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
-        .thenApply(done -> {
-          Set<String> ids = new HashSet<>();
-          for (CompletableFuture<Optional<ORSet<String>>> read : reads) {
-            read.join().ifPresent(set -> ids.addAll(set.getElements()));
-          }
-          LOG.debug("{}: loaded {} remembered entity id(s) on {}", subject, ids.size(),
-              majority.cluster().selfAddress());
-          if (!ids.isEmpty()) {
-            // Written after the shard was listed, which therefore needs no write again.
-            listing.alreadyListed(shardId);
-            listed = true;
-          }
-          return Set.copyOf(ids);
-        }));
+    return majority.readAll(keys.all(), "the remembered entities (keys " + keys + ")").thenApply(sets -> {
+      Set<String> ids = new HashSet<>();
+      sets.forEach(set -> set.ifPresent(s -> ids.addAll(s.getElements())));
+      LOG.debug("{}: loaded {} remembered entity id(s) on {}", subject, ids.size(), majority.cluster().selfAddress());
+      if (!ids.isEmpty()) {
+        // Written after the shard was listed, which therefore needs no write again.
+        listing.alreadyListed(shardId);
+        listed = true;
+      }
+      return Set.copyOf(ids);
+    });
   }
 
   /**
-   * One majority write per key the batch touches, in parallel; completes when all are confirmed,
+   * One majority write per key the batch touches, sent together; completes when all are confirmed,
    * fails if one is not (the shard then retries the batch, and writing a change again is
    * harmless). An empty batch completes at once. The first batch that starts entities first lists
    * the shard (see above) and writes the entities only once that is confirmed.
@@ -134,14 +130,17 @@ public final class DDataRememberEntitiesStore implements RememberEntitiesStore {
   }
 
   private CompletionStage<Void> write(List<BucketChange> changes) {
-    List<CompletableFuture<Void>> writes = new ArrayList<>(changes.size());
-    for (BucketChange change : changes) {
-      writes.add(majority.writeToDisk(change.key(), ORSet.create(), majority.writeConsistency(),
-          set -> change.applyTo(set, self), () -> "the remembered entities' change " + change,
-          "It may have reached some of them, which is harmless: the shard writes the change again when it retries")
-          .toCompletableFuture());
+    if (changes.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
     }
-    return ReplicaMajority.unwrapped(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
+    Map<Key<ORSet<String>>, Function<ORSet<String>, ORSet<String>>> perKey = new LinkedHashMap<>();
+    Map<Key<ORSet<String>>, BucketChange> byKey = new LinkedHashMap<>();
+    for (BucketChange change : changes) {
+      perKey.put(change.key(), set -> change.applyTo(set, self));
+      byKey.put(change.key(), change);
+    }
+    return majority.writeToDisk(ORSet.create(), perKey, key -> "the remembered entities' change " + byKey.get(key),
+        "It may have reached some of them, which is harmless: the shard writes the change again when it retries");
   }
 
   @Override

@@ -5,6 +5,7 @@ import dev.shardkit.sharding.internal.SameThreadStages;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -39,6 +41,11 @@ import scala.concurrent.duration.FiniteDuration;
  * for a node that is shutting down. A majority read and an earlier majority write still share a
  * staying node (also when the writer was itself exiting: it counts itself, but of the S staying
  * nodes it needs at least (S + 1) / 2, and a read needs S / 2 + 1 of them).
+ *
+ * <p>Where the local replicator counts no replica but itself, a majority is this node, and
+ * {@link #readAll} and {@link #writeToDisk} read and write locally: the same result, without the
+ * aggregator actor (and its timer) that Pekko's replicator starts for every "majority plus"
+ * read or write, one per key and call, whoever there is to ask.
  *
  * <p>A read first waits until the local replicator knows the cluster's members (a replicator that
  * does not yet know them reads only itself and finds nothing) and until the replicator runs on
@@ -133,28 +140,42 @@ public final class ReplicaMajority {
    * @param what the data, for messages, e.g. "the coordinator state"
    */
   public <T extends ReplicatedData> CompletionStage<Optional<T>> read(Key<T> key, String what) {
-    return unwrapped(read(key, what, 1));
+    return readAll(List.of(key), what).thenApply(values -> values.get(0));
   }
 
-  private <T extends ReplicatedData> CompletionStage<Optional<T>> read(Key<T> key, String what, int attempt) {
+  /**
+   * {@link #read} of several keys in one round: the replicas' readiness is checked once and every
+   * key's read is sent at once, so a store that keeps its data under several keys waits for one
+   * round trip to the replicas, not one per key. The values come in the order of {@code keys}.
+   * An attempt in which some key had no majority is tried again for every key (reading again is
+   * harmless); fails as {@link #read} does.
+   *
+   * @param what the data, for messages, e.g. "the remembered entities of shard 17"
+   */
+  public <T extends ReplicatedData> CompletionStage<List<Optional<T>>> readAll(List<? extends Key<T>> keys,
+      String what) {
+    return unwrapped(readAll(keys, what, 1));
+  }
+
+  private <T extends ReplicatedData> CompletionStage<List<Optional<T>>> readAll(List<? extends Key<T>> keys,
+      String what, int attempt) {
     int attempts = settings.readRetries() + 1;
-    return replicasReady(settings.readTimeout(), true)
-        .thenCompose(notReady -> notReady.isEmpty() ? readMajority(key, what)
-            : CompletableFuture.<ReadResult<T>>completedFuture(new NoMajority<>(notReady.get())))
+    return replicasReady(settings.readTimeout(), Purpose.READ)
+        .thenCompose(ready -> ready.notReady().isEmpty() ? readMajorities(keys, what, ready.alone())
+            : CompletableFuture.<ReadResult<List<Optional<T>>>>completedFuture(new NoMajority<>(
+                ready.notReady().get())))
         .thenCompose(result -> {
-          if (result instanceof Found<T> f) {
-            return CompletableFuture.completedFuture(Optional.of(f.data()));
-          } else if (result instanceof NothingStored<T>) {
-            return CompletableFuture.completedFuture(Optional.<T>empty());
+          if (result instanceof Found<List<Optional<T>>> f) {
+            return CompletableFuture.completedFuture(f.data());
           }
-          String why = ((NoMajority<T>) result).why();
+          String why = ((NoMajority<List<Optional<T>>>) result).why();
           if (closed) {
             return closedFailure();
           }
           if (attempt < attempts) {
             LOG.warn("{}: reading {} on {} from a majority of the replicas ({}) failed: {} (attempt {} of {}); "
                 + "trying again", subject, what, cluster.selfAddress(), describe(), why, attempt, attempts);
-            return read(key, what, attempt + 1);
+            return readAll(keys, what, attempt + 1);
           }
           return CompletableFuture.failedFuture(new TimeoutException(subject + ": could not read " + what + " on "
               + cluster.selfAddress() + " from a majority of the replicas (" + describe() + ") in " + attempts
@@ -162,9 +183,33 @@ public final class ReplicaMajority {
         });
   }
 
-  private <T extends ReplicatedData> CompletionStage<ReadResult<T>> readMajority(Key<T> key, String what) {
-    Replicator.ReadMajorityPlus consistency = new Replicator.ReadMajorityPlus(scala(settings.readTimeout()), 0,
-        settings.majorityMinCap());
+  /**
+   * Every key's majority read at once (local reads when this node is the only replica, which is
+   * the same): all values (empty where nothing is stored), or why not.
+   */
+  private <T extends ReplicatedData> CompletionStage<ReadResult<List<Optional<T>>>> readMajorities(
+      List<? extends Key<T>> keys, String what, boolean alone) {
+    List<CompletableFuture<ReadResult<T>>> gets = new ArrayList<>(keys.size());
+    for (Key<T> key : keys) {
+      gets.add(readMajority(key, what, alone).toCompletableFuture());
+    }
+    return CompletableFuture.allOf(gets.toArray(CompletableFuture[]::new)).thenApply(done -> {
+      List<Optional<T>> values = new ArrayList<>(gets.size());
+      for (CompletableFuture<ReadResult<T>> get : gets) {
+        ReadResult<T> result = get.join();
+        if (result instanceof NoMajority<T> no) {
+          return new NoMajority<>(no.why());
+        }
+        values.add(result instanceof Found<T> f ? Optional.of(f.data()) : Optional.empty());
+      }
+      return new Found<>(values);
+    });
+  }
+
+  private <T extends ReplicatedData> CompletionStage<ReadResult<T>> readMajority(Key<T> key, String what,
+      boolean alone) {
+    Replicator.ReadConsistency consistency = alone ? Replicator.readLocal()
+        : new Replicator.ReadMajorityPlus(scala(settings.readTimeout()), 0, settings.majorityMinCap());
     return ask(new Replicator.Get<>(key, consistency), settings.readTimeout()).handle((reply, error) -> {
       if (error != null) {
         if (unwrap(error) instanceof AskTimeoutException) {
@@ -181,53 +226,77 @@ public final class ReplicaMajority {
       } else if (reply instanceof Replicator.GetFailure<?>) {
         return new NoMajority<>("timed out after " + settings.readTimeout().toMillis() + " ms");
       }
-      throw new IllegalStateException(subject + ": unexpected answer to reading " + what + ": " + reply);
+      throw new IllegalStateException(subject + ": unexpected answer to reading " + what + " (key " + key.id()
+          + "): " + reply);
     });
   }
+
+  /** What a readiness check is for: what it waits for, and whether it counts the replicas. */
+  private enum Purpose {
+    /** Waits until the local replicator knows the members, and counts them. */
+    READ,
+    /** Counts the replicas (to write locally when there is no other), waits for nothing more than a write. */
+    DURABLE_WRITE,
+    /** Waits for the other replicas' replicators only. */
+    WRITE
+  }
+
+  /**
+   * Whether the replicas are ready, and whether the local replicator counts no replica but itself.
+   *
+   * @param notReady empty when ready; otherwise why not, for the failure
+   * @param alone the local replicator has no other replica, so a majority is this node: a read or
+   *     write by majority would read or write only here. Pekko's replicator still runs a read or
+   *     write "majority plus" through an aggregator actor of its own then; a local one gives the
+   *     same result without it. Only counted for {@link Purpose#READ} and
+   *     {@link Purpose#DURABLE_WRITE}; false otherwise.
+   */
+  private record Readiness(Optional<String> notReady, boolean alone) {}
 
   /**
    * Waits, up to {@code limit}, until the replicas are ready: for a read, the local replicator
    * counts at least the Up members of the role that the cluster knows (one that does not yet know
    * them treats a majority as itself); for a read or a write, none of those members has answered
-   * that its replicator does not run yet. Empty when ready; otherwise why not, for the failure.
+   * that its replicator does not run yet.
    */
-  private CompletionStage<Optional<String>> replicasReady(Duration limit, boolean forRead) {
-    return replicasReady(System.nanoTime() + limit.toNanos(), limit, forRead);
+  private CompletionStage<Readiness> replicasReady(Duration limit, Purpose purpose) {
+    return replicasReady(System.nanoTime() + limit.toNanos(), limit, purpose);
   }
 
-  private CompletionStage<Optional<String>> replicasReady(long deadlineNanos, Duration limit, boolean forRead) {
+  private CompletionStage<Readiness> replicasReady(long deadlineNanos, Duration limit, Purpose purpose) {
     List<Member> replicas = upMembersOfRole();
-    CompletionStage<Boolean> knowsMembers = !forRead ? CompletableFuture.completedFuture(true)
+    CompletionStage<Integer> counted = purpose == Purpose.WRITE ? CompletableFuture.completedFuture(0)
         : SameThreadStages.of(Patterns.ask(replicator, Replicator.getReplicaCount(), remaining(deadlineNanos)))
-            .thenApply(reply -> ((Replicator.ReplicaCount) reply).n() >= replicas.size());
-    return knowsMembers
-        .thenCompose(known -> {
-          if (!known) {
-            return CompletableFuture.completedFuture(Optional.of("the local replicator did not learn of the "
-                + "cluster's members"));
+            .thenApply(reply -> ((Replicator.ReplicaCount) reply).n());
+    return counted
+        .thenCompose(count -> {
+          if (purpose == Purpose.READ && count < replicas.size()) {
+            return CompletableFuture.completedFuture(new Readiness(Optional.of("the local replicator did not learn "
+                + "of the cluster's members"), false));
           }
+          boolean alone = count == 1;
           List<Member> others = replicas.stream().filter(m -> !m.address().equals(cluster.selfAddress())).toList();
           Duration answerWithin = remaining(deadlineNanos).compareTo(PRESENCE_TIMEOUT) < 0
               ? remaining(deadlineNanos) : PRESENCE_TIMEOUT;
           return presence.notRunning(others, answerWithin).thenApply(missing -> missing.isEmpty()
-              ? Optional.<String>empty()
-              : Optional.of("shardkit's replicator " + replicator.path().name() + " does not run yet on "
-                  + missing.stream().map(m -> m.address().toString()).toList() + " (no entity type of "
-                  + role.map(r -> "role [" + r + "]").orElse("this cluster") + " started there yet?)"));
+              ? new Readiness(Optional.empty(), alone)
+              : new Readiness(Optional.of("shardkit's replicator " + replicator.path().name() + " does not run yet "
+                  + "on " + missing.stream().map(m -> m.address().toString()).toList() + " (no entity type of "
+                  + role.map(r -> "role [" + r + "]").orElse("this cluster") + " started there yet?)"), false));
         })
         .exceptionally(e -> {
           if (unwrap(e) instanceof AskTimeoutException) {
-            return Optional.of("the local replicator " + replicator.path() + " did not answer");
+            return new Readiness(Optional.of("the local replicator " + replicator.path() + " did not answer"), false);
           }
           throw new CompletionException(unwrap(e));
         })
-        .thenCompose(notReady -> {
-          if (notReady.isEmpty() || System.nanoTime() + READINESS_POLL.toNanos() > deadlineNanos) {
-            return CompletableFuture.completedFuture(notReady.map(why -> why + " within " + limit.toMillis()
-                + " ms"));
+        .thenCompose(readiness -> {
+          if (readiness.notReady().isEmpty() || System.nanoTime() + READINESS_POLL.toNanos() > deadlineNanos) {
+            return CompletableFuture.completedFuture(new Readiness(readiness.notReady().map(why -> why + " within "
+                + limit.toMillis() + " ms"), readiness.alone()));
           }
-          CompletableFuture<Optional<String>> next = new CompletableFuture<>();
-          system.scheduler().scheduleOnce(READINESS_POLL, () -> replicasReady(deadlineNanos, limit, forRead)
+          CompletableFuture<Readiness> next = new CompletableFuture<>();
+          system.scheduler().scheduleOnce(READINESS_POLL, () -> replicasReady(deadlineNanos, limit, purpose)
               .whenComplete((v, e) -> {
                 if (e != null) {
                   next.completeExceptionally(e);
@@ -255,48 +324,81 @@ public final class ReplicaMajority {
    * @param what the data written, for messages, e.g. "the state after ... (version 2.1)"
    */
   public CompletionStage<Void> write(Replicator.Update<?> update, Supplier<String> what, String onTimeout) {
-    if (LOG.isDebugEnabled()) {
-      LOG.debug("{}: writing {}", subject, what.get());
-    }
-    return unwrapped(replicasReady(settings.writeTimeout(), false).thenCompose(notReady -> notReady.isPresent()
-        ? CompletableFuture.failedFuture(new TimeoutException(subject + ": " + what.get() + " was not sent: "
-            + notReady.get() + ". A retry writes it again"))
-        : sendWrite(update, what, onTimeout)));
+    return unwrapped(whenReadyToWrite(Purpose.WRITE, what, alone -> sendWrite(update, what, onTimeout)));
   }
 
   /**
-   * {@link #write} for a key the replicator keeps on disk: completes only once the update is also
-   * in this node's durable store, which is what a caller that reports it durable needs.
+   * Runs {@code send} (told whether this node is the only replica) once the replicas are ready for
+   * a write; fails without sending if they are not.
+   */
+  private CompletionStage<Void> whenReadyToWrite(Purpose purpose, Supplier<String> what,
+      Function<Boolean, CompletionStage<Void>> send) {
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("{}: writing {}", subject, what.get());
+    }
+    return replicasReady(settings.writeTimeout(), purpose).thenCompose(ready -> ready.notReady().isPresent()
+        ? CompletableFuture.failedFuture(new TimeoutException(subject + ": " + what.get() + " was not sent: "
+            + ready.notReady().get() + ". A retry writes it again"))
+        : send.apply(ready.alone()));
+  }
+
+  /**
+   * Majority writes, with {@link #writeConsistency}, of keys the replicator keeps on disk, one
+   * update per key, all sent at once after one check that the replicas are ready; completes once
+   * every one is confirmed and also in this node's durable store, which is what a caller that
+   * reports them durable needs. Fails as {@link #write} does if one of them fails (the others may
+   * have been written), and with a {@link TimeoutException} if the durable store did not confirm
+   * the follow-up write (below) in time.
    *
    * <p>Why more than {@link #write}: the replicator confirms a majority write when its time is up
    * if enough other replicas confirmed, whether or not its own durable store has written it yet;
    * with no other replica (a one-node cluster) that is always the case, so under load a
    * confirmed change could still be queued for the disk, and be lost when the node stops. A
    * write confirmed sooner than {@code write-timeout} after it was sent was confirmed by the
-   * durable store itself (the replicator's timer cannot have fired yet). A slower one is followed
-   * by a local write of the same key that changes nothing: the durable store writes in the order
-   * it is asked, so once it confirmed that one, everything before it is on disk.
+   * durable store itself (the replicator's timer cannot have fired yet). When one was slower, a
+   * local write that changes nothing follows, of one of the keys: the durable store writes in the
+   * order it is asked, so once it confirmed that one, every change before it is on disk.
    *
-   * @param empty the key's value if it has none (the follow-up write keeps whatever it has)
-   * @throws IllegalArgumentException never; fails the stage as {@link #write} does, and with a
-   *     {@link TimeoutException} if the durable store did not confirm the follow-up write in time
+   * @param empty the keys' value where they have none
+   * @param changes each key's change, in the order to send them; at least one
+   * @param what the change of a key, for messages
+   * @throws IllegalArgumentException if {@code changes} is empty
    */
-  public <T extends ReplicatedData> CompletionStage<Void> writeToDisk(Key<T> key, T empty,
-      Replicator.WriteConsistency consistency, Function<T, T> modify, Supplier<String> what, String onTimeout) {
+  public <T extends ReplicatedData> CompletionStage<Void> writeToDisk(T empty, Map<Key<T>, Function<T, T>> changes,
+      Function<Key<T>, String> what, String onTimeout) {
+    if (changes.isEmpty()) {
+      throw new IllegalArgumentException(subject + ": a write to disk needs at least one key's change");
+    }
+    Key<T> first = changes.keySet().iterator().next();
+    Supplier<String> all = () -> changes.keySet().stream().map(what).collect(Collectors.joining("; "));
     long sent = System.nanoTime();
-    return unwrapped(write(new Replicator.Update<>(key, empty, consistency, modify::apply), what, onTimeout)
-        .thenCompose(done -> {
-          if (System.nanoTime() - sent < settings.writeTimeout().toNanos()) {
-            return CompletableFuture.completedFuture(done);
-          }
-          Supplier<String> onDisk = () -> what.get() + " (on this node's disk)";
-          return sendWrite(new Replicator.Update<>(key, empty, Replicator.writeLocal(), set -> set), onDisk,
-              onTimeout);
-        }));
+    return unwrapped(whenReadyToWrite(Purpose.DURABLE_WRITE, all, alone -> {
+      Replicator.WriteConsistency consistency = alone ? Replicator.writeLocal() : writeConsistency();
+      // A local write has no timeout of the replicator's: the durable store answers once it has
+      // written. It waits as long as a majority write and its follow-up below would.
+      Duration patience = askTimeout(settings.writeTimeout()).plus(alone ? settings.writeTimeout() : Duration.ZERO);
+      List<CompletableFuture<Void>> writes = new ArrayList<>(changes.size());
+      changes.forEach((key, modify) -> writes.add(sendWrite(new Replicator.Update<>(key, empty, consistency,
+          modify::apply), () -> what.apply(key), onTimeout, patience).toCompletableFuture()));
+      return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenCompose(done -> {
+        // A local write is confirmed by the durable store itself, once it has written it.
+        if (alone || System.nanoTime() - sent < settings.writeTimeout().toNanos()) {
+          return CompletableFuture.completedFuture(done);
+        }
+        return sendWrite(new Replicator.Update<>(first, empty, Replicator.writeLocal(), set -> set),
+            () -> all.get() + " (on this node's disk)", onTimeout);
+      });
+    }));
   }
 
   private CompletionStage<Void> sendWrite(Replicator.Update<?> update, Supplier<String> what, String onTimeout) {
-    return ask(update, settings.writeTimeout()).<Void>handle((reply, error) -> {
+    return sendWrite(update, what, onTimeout, askTimeout(settings.writeTimeout()));
+  }
+
+  /** @param patience how long to wait for the replicator's answer, which it gives by itself in time */
+  private CompletionStage<Void> sendWrite(Replicator.Update<?> update, Supplier<String> what, String onTimeout,
+      Duration patience) {
+    return SameThreadStages.of(Patterns.ask(replicator, update, patience)).<Void>handle((reply, error) -> {
       if (LOG.isDebugEnabled()) {
         LOG.debug("{}: the write of {} was answered with {}", subject, what.get(), error != null ? error : reply);
       }
@@ -304,7 +406,9 @@ public final class ReplicaMajority {
         Throwable cause = unwrap(error);
         if (cause instanceof AskTimeoutException) {
           throw new CompletionException(new TimeoutException(subject + ": shardkit's replicator "
-              + replicator.path() + " did not answer the write of " + what.get() + "; is it stopped?"));
+              + replicator.path() + " did not answer the write of " + what.get() + " within "
+              + patience.toMillis() + " ms; is it stopped, or its durable store (the "
+              + "disk) that far behind? " + onTimeout));
         }
         throw new CompletionException(cause);
       }
@@ -331,7 +435,11 @@ public final class ReplicaMajority {
   private CompletionStage<Object> ask(Object message, Duration consistencyTimeout) {
     // The replicator answers by itself when the consistency timeout expires; the ask's own
     // timeout only catches a replicator that does not answer at all.
-    return SameThreadStages.of(Patterns.ask(replicator, message, consistencyTimeout.multipliedBy(2).plusSeconds(1)));
+    return SameThreadStages.of(Patterns.ask(replicator, message, askTimeout(consistencyTimeout)));
+  }
+
+  private static Duration askTimeout(Duration consistencyTimeout) {
+    return consistencyTimeout.multipliedBy(2).plusSeconds(1);
   }
 
   /**

@@ -7,7 +7,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.apache.pekko.cluster.ddata.ORSet;
+import org.apache.pekko.cluster.ddata.Key;
 import org.apache.pekko.cluster.ddata.ORSetKey;
 import org.apache.pekko.cluster.ddata.SelfUniqueAddress;
 
@@ -76,15 +78,16 @@ public final class ShardListing {
       pending.clear();
     }
     List<String> ids = List.copyOf(batch.keySet());
-    majority.writeToDisk(key, ORSet.<String>create(), majority.writeConsistency(), set -> {
-          ORSet<String> added = set;
-          for (String id : ids) {
-            added = added.add(self, id);
-          }
-          return added;
-        }, () -> "the listing of shard(s) " + ids + " among the shards with remembered entities "
-        + "(key " + key.id() + ")", "None of those shards' entities was written; each writes its batch again when "
-        + "it retries").whenComplete((ok, error) -> {
+    Function<ORSet<String>, ORSet<String>> addAll = set -> {
+      ORSet<String> added = set;
+      for (String id : ids) {
+        added = added.add(self, id);
+      }
+      return added;
+    };
+    majority.writeToDisk(ORSet.<String>create(), Map.of(key, addAll), k -> "the listing of shard(s) " + ids
+        + " among the shards with remembered entities (key " + k.id() + ")", "None of those shards' entities was "
+        + "written; each writes its batch again when it retries").whenComplete((ok, error) -> {
           if (error == null) {
             listed.addAll(ids);
           }

@@ -10,6 +10,7 @@ import dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.testkit.Network;
 import dev.shardkit.sharding.testkit.TestCluster;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -23,22 +24,26 @@ import org.apache.pekko.cluster.ddata.ORSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A confirmed remember-entities write is on the node's disk, also when the disk is slower than
- * the write timeout: one node (no other replica to confirm), whose remembered-entities replicator
- * keeps its keys in {@link SlowDisk}, a durable store that writes only when the test lets it. A
- * shard starts a remembered entity only once its write is confirmed, and the node may stop right
- * after; a write still queued for the disk then is lost.
+ * the write timeout: one node (no other replica to confirm; the store then writes locally), whose
+ * remembered-entities replicator keeps its keys in {@link SlowDisk}, a durable store that writes
+ * only when the test lets it; and the same on a node with a second replica whose disk keeps up (a
+ * majority write, which that replica confirms in time). A shard starts a remembered entity only
+ * once its write is confirmed, and the node may stop right after; a write still queued for the
+ * disk then is lost.
  */
 class DDataRememberEntitiesOnDiskTest {
   // A short write timeout so that the held writes outlast it quickly; the store must still not confirm.
-  static final String CONFIG = """
+  static final String BASE = """
       shardkit.sharding.remember-entities = on
       shardkit.sharding.ddata { write-timeout = 1s, read-timeout = 2s }
-      shardkit.sharding.ddata.replicator.durable.store-actor-class = "%s"
       pekko.cluster.downing-provider-class = ""
-      """.formatted(SlowDisk.class.getName()) + Network.TEST_MODE;
+      """ + Network.TEST_MODE;
+  static final String CONFIG = BASE + "shardkit.sharding.ddata.replicator.durable.store-actor-class = \""
+      + SlowDisk.class.getName() + "\"\n";
   static final DDataRememberEntitiesStoreProvider PROVIDER = new DDataRememberEntitiesStoreProvider();
 
   static TestCluster cluster;
@@ -73,6 +78,33 @@ class DDataRememberEntitiesOnDiskTest {
     store.update(Set.of("a"), Set.of()).toCompletableFuture().get(20, TimeUnit.SECONDS);
     assertTrue(SlowDisk.holds("a"), "a confirmed write is on disk");
     store.close();
+  }
+
+  @Test
+  void aMajorityWriteIsConfirmedOnlyOnceItIsOnThisNodesDisk(@TempDir Path disk) throws Exception {
+    try (TestCluster two = new TestCluster("DDataOnDiskTwo")) {
+      two.add(CONFIG);
+      two.add(BASE + "shardkit.sharding.ddata.remember-entities.lmdb.dir = \"" + disk + "\"\n");
+      two.awaitUp(2);
+      for (int i = 0; i < 2; i++) {
+        PROVIDER.startOnNode(two.system(i), "Cart", ShardingSettings.create(two.system(i)));
+      }
+      RememberEntitiesStore store = PROVIDER.create(two.system(0), "Cart", "8",
+          ShardingSettings.create(two.system(0)));
+      // Listed first, so that the held write below is the entities' write itself.
+      store.update(Set.of("b"), Set.of()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+      SlowDisk.hold();
+      CompletableFuture<Void> held = store.update(Set.of("c"), Set.of()).toCompletableFuture();
+      // The other replica confirms at once; this node's disk not at all.
+      Exception notConfirmed = assertThrows(Exception.class, () -> held.get(6, TimeUnit.SECONDS),
+          "a write must not be confirmed while this node's disk has not written it");
+      assertFalse(SlowDisk.holds("c"), "nothing was written yet: " + notConfirmed);
+
+      SlowDisk.release();
+      store.update(Set.of("c"), Set.of()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+      assertTrue(SlowDisk.holds("c"), "a confirmed write is on disk");
+      store.close();
+    }
   }
 
   /**

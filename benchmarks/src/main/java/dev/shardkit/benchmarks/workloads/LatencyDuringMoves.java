@@ -27,7 +27,9 @@ import org.apache.pekko.cluster.typed.Leave;
  * Message latency (send to entity receive) on the three-node rebalance workload while shards move:
  * steady state first, then while a fourth node joins until the shards are balanced, then while
  * that node leaves gracefully until its shards have homes on the other three. Every message is
- * numbered, so a lost one is counted, not hidden. Four nodes in one JVM, one clock.
+ * numbered, so a lost one is counted, not hidden. Four nodes in one JVM, one clock. Besides each
+ * window's latencies, those of the messages sent to a shard while it moved ({@link ObservedMoves}),
+ * since a move holds only a few of a window's messages.
  */
 public final class LatencyDuringMoves implements Workload {
   /**

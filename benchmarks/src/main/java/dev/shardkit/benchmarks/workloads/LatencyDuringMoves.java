@@ -198,8 +198,8 @@ public final class LatencyDuringMoves implements Workload {
       out.put("leave_max_ms", leave.maxMs());
       // A move belongs to the part of the run in which it began, so a join's last moves are the
       // join's even when they finish after the shard counts were balanced.
-      moving(out, "join", latencies.moving(joinFrom, leaveFrom, "while the fourth node joined"));
-      moving(out, "leave", latencies.moving(leaveFrom, Long.MAX_VALUE, "while the fourth node left"));
+      moving(out, "join", latencies.moving(joinFrom, leaveFrom));
+      moving(out, "leave", latencies.moving(leaveFrom, Long.MAX_VALUE));
       out.put("leave_s", Double.isNaN(left) ? cap.toSeconds() : left);
       out.put("leave_handed_off", Double.isNaN(left) ? 0.0 : 1.0);
       out.put("lost", (double) lost);
@@ -211,12 +211,15 @@ public final class LatencyDuringMoves implements Workload {
     }
   }
 
+  /** A move kind's figures; without a move seen, only their count (0), so its rows say "no data", not 0 ms. */
   private static void moving(Map<String, Double> out, String move, LatencyLog.Moving moving) {
     out.put(move + "_moves", (double) moving.moves());
-    out.put(move + "_moving_messages", (double) moving.window().messages());
-    out.put(move + "_moving_p50_ms", moving.window().p50Ms());
-    out.put(move + "_moving_p99_ms", moving.window().p99Ms());
-    out.put(move + "_moving_max_ms", moving.window().maxMs());
+    moving.window().ifPresent(w -> {
+      out.put(move + "_moving_messages", (double) w.messages());
+      out.put(move + "_moving_p50_ms", w.p50Ms());
+      out.put(move + "_moving_p99_ms", w.p99Ms());
+      out.put(move + "_moving_max_ms", w.maxMs());
+    });
   }
 
   /** One sender's loop: a stamped message to every entity, then a pause, until stopped or out of capacity. */
@@ -298,7 +301,8 @@ public final class LatencyDuringMoves implements Workload {
       for (String figure : List.of("p50", "p99", "max")) {
         rows.add(Row.compare(w, figure + " of messages to a moving shard, " + during, "ms", 1, Row.Better.LOWER,
             Results.series(results, "shardkit", move + "_moving_" + figure + "_ms"),
-            Results.series(results, "pekko", move + "_moving_" + figure + "_ms"), figure.equals("p99") ? 0.25 : Double.NaN));
+            Results.series(results, "pekko", move + "_moving_" + figure + "_ms"),
+            figure.equals("p99") ? 0.25 : Double.NaN));
       }
       rows.add(Row.absolute(w, "messages sent to a moving shard, " + during, "", 0,
           Results.series(results, "shardkit", move + "_moving_messages"),

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Leave;
@@ -26,7 +27,9 @@ import org.apache.pekko.cluster.typed.Leave;
  * Message latency (send to entity receive) on the three-node rebalance workload while shards move:
  * steady state first, then while a fourth node joins until the shards are balanced, then while
  * that node leaves gracefully until its shards have homes on the other three. Every message is
- * numbered, so a lost one is counted, not hidden. Four nodes in one JVM, one clock.
+ * numbered, so a lost one is counted, not hidden. Four nodes in one JVM, one clock. Besides each
+ * window's latencies, those of the messages sent to a shard while it moved ({@link ObservedMoves}),
+ * since a move holds only a few of a window's messages.
  */
 public final class LatencyDuringMoves implements Workload {
   /**
@@ -37,6 +40,9 @@ public final class LatencyDuringMoves implements Workload {
 
   /** The figure of the lost-message row. */
   public static final String LOST = "messages lost while shards moved";
+
+  /** Sender pauses between the join's end and the leave's start, so that the two do not overlap. */
+  static final int SETTLE_PAUSES = 5;
 
   /** Rounds run at most: two of each library keep this workload near two minutes of suite time. */
   static final int MAX_ROUNDS = 2;
@@ -71,8 +77,18 @@ public final class LatencyDuringMoves implements Workload {
         + " window lasts " + p.get("steady-s") + " s; the join window runs from the fourth node's start until every"
         + " region's shard count differs by at most one; the leave window from that node's graceful `Leave` until"
         + " it is removed and the other three host every shard (each capped at " + p.get("cap-s") + " s for"
-        + " shardkit, " + params(scale, "pekko").get("cap-s") + " s for Pekko; polled every 100 ms). Then every"
-        + " sender asks every entity and the messages that never arrived are counted. shardkit runs with its"
+        + " shardkit, " + params(scale, "pekko").get("cap-s") + " s for Pekko; polled every 100 ms); the leave"
+        + " starts " + SETTLE_PAUSES + " pauses after the join's end, so that the join's last moves are over. Then"
+        + " every"
+        + " sender asks every entity and the messages that never arrived are counted. *Messages to a moving"
+        + " shard*, seen from outside the library by the same rule for both: each entity (one per shard) records"
+        + " which node counted each message; a shard moved when its messages start being counted by another node."
+        + " Its messages held by the move are those the new home counted that were sent before it counted its"
+        + " first one (held by the hand-off, or on their way to the new home), and from each sender the first"
+        + " message the new home counted (the sender's node may have had to learn the new home first). A move"
+        + " belongs to the join or the leave by when it began (the send of the latest message its old home"
+        + " counted). Their count, p50, p99 and max are reported per move kind; the target against Pekko is"
+        + " judged on their p99. shardkit runs with its"
         + " defaults; Pekko with `rebalance-absolute-limit = 20` (as in the rebalance workload) and"
         + " `rebalance-interval = 2 s`, without which it does not balance within the window. "
         + Math.min(MAX_ROUNDS, scale.rounds()) + " round(s). Figures: milliseconds.";
@@ -113,17 +129,17 @@ public final class LatencyDuringMoves implements Workload {
       Ledger ledger = new Ledger();
       // Entities are placed before the log exists: the log is built from their ids.
       LatencyLog[] log = new LatencyLog[1];
-      Counter.Hook hook = (entityId, add, count) -> {
+      IntFunction<Counter.Hook> hookOfNode = node -> (entityId, add, count) -> {
         ledger.added(entityId, add, count);
         LatencyLog l = log[0];
         if (l != null) {
-          l.added(entityId, add, count);
+          l.added(node, entityId, add);
         }
       };
       for (int i = 0; i < 3; i++) {
         systems.add(Nodes.start(config, List.of(), i == 0 ? null : Nodes.address(systems.get(0))));
         Nodes.awaitUp(systems.get(0), i + 1, Duration.ofSeconds(30));
-        nodes.add(subject.start(systems.get(i), hook, Optional.empty()));
+        nodes.add(subject.start(systems.get(i), hookOfNode.apply(i), Optional.empty()));
       }
       List<String> ids = Rebalance.onePerShard(nodes.get(0), shards);
       askAll(nodes.get(0), ids);
@@ -151,9 +167,13 @@ public final class LatencyDuringMoves implements Workload {
 
       long joinFrom = System.nanoTime();
       systems.add(Nodes.start(config, List.of(), Nodes.address(systems.get(0))));
-      nodes.add(subject.start(systems.get(3), hook, Optional.empty()));
+      nodes.add(subject.start(systems.get(3), hookOfNode.apply(3), Optional.empty()));
       double joined = until(cap, () -> balanced(Rebalance.shardCounts(nodes), shards));
       long joinTo = System.nanoTime();
+      // Each sender's first message to a shard's new home can leave up to a pause after the move;
+      // without a gap, the leave's hand-offs would start under the join's last moves and delay
+      // their messages (seen in a trace: a burst from one sender held 72 ms on the leaving node).
+      Thread.sleep(SETTLE_PAUSES * pause);
 
       long leaveFrom = System.nanoTime();
       Cluster.get(systems.get(0)).manager().tell(Leave.create(Nodes.address(systems.get(3))));
@@ -185,6 +205,10 @@ public final class LatencyDuringMoves implements Workload {
       LatencyLog.Window leave = latencies.window(leaveFrom, leaveTo, "while the fourth node left");
       out.put("leave_p99_ms", leave.p99Ms());
       out.put("leave_max_ms", leave.maxMs());
+      // A move belongs to the part of the run in which it began, so a join's last moves are the
+      // join's even when they finish after the shard counts were balanced.
+      moving(out, "join", latencies.moving(joinFrom, leaveFrom));
+      moving(out, "leave", latencies.moving(leaveFrom, Long.MAX_VALUE));
       out.put("leave_s", Double.isNaN(left) ? cap.toSeconds() : left);
       out.put("leave_handed_off", Double.isNaN(left) ? 0.0 : 1.0);
       out.put("lost", (double) lost);
@@ -194,6 +218,17 @@ public final class LatencyDuringMoves implements Workload {
       // The senders must not outlive a failed run's figures; the nodes need no shutdown (see Workload#run).
       running[0] = false;
     }
+  }
+
+  /** A move kind's figures; without a move seen, only their count (0), so its rows say "no data", not 0 ms. */
+  private static void moving(Map<String, Double> out, String move, LatencyLog.Moving moving) {
+    out.put(move + "_moves", (double) moving.moves());
+    moving.window().ifPresent(w -> {
+      out.put(move + "_moving_messages", (double) w.messages());
+      out.put(move + "_moving_p50_ms", w.p50Ms());
+      out.put(move + "_moving_p99_ms", w.p99Ms());
+      out.put(move + "_moving_max_ms", w.maxMs());
+    });
   }
 
   /** One sender's loop: a stamped message to every entity, then a pause, until stopped or out of capacity. */
@@ -259,8 +294,10 @@ public final class LatencyDuringMoves implements Workload {
     for (String move : List.of("join", "leave")) {
       String during = move.equals("join") ? "during a join" : "during a graceful leave";
       Map<Integer, Double> sk = Results.series(results, "shardkit", move + "_p99_ms");
+      // The target against Pekko is judged on the moving shards' messages below: a window's p99 is
+      // mostly that of the shards that did not move.
       rows.add(Row.compare(w, "p99 " + during, "ms", 1, Row.Better.LOWER, sk,
-          Results.series(results, "pekko", move + "_p99_ms"), 0.25));
+          Results.series(results, "pekko", move + "_p99_ms"), Double.NaN));
       Map<Integer, Double> skOverSteady = Results.derived(results, "shardkit",
           v -> v.getOrDefault(move + "_p99_ms", Double.NaN) / v.getOrDefault("steady_p99_ms", Double.NaN));
       Map<Integer, Double> pkOverSteady = Results.derived(results, "pekko",
@@ -270,6 +307,18 @@ public final class LatencyDuringMoves implements Workload {
       rows.add(Row.compare(w, "max " + during, "ms", 1, Row.Better.LOWER,
           Results.series(results, "shardkit", move + "_max_ms"), Results.series(results, "pekko", move + "_max_ms"),
           Double.NaN));
+      for (String figure : List.of("p50", "p99", "max")) {
+        rows.add(Row.compare(w, figure + " of messages to a moving shard, " + during, "ms", 1, Row.Better.LOWER,
+            Results.series(results, "shardkit", move + "_moving_" + figure + "_ms"),
+            Results.series(results, "pekko", move + "_moving_" + figure + "_ms"),
+            figure.equals("p99") ? 0.25 : Double.NaN));
+      }
+      rows.add(Row.absolute(w, "messages sent to a moving shard, " + during, "", 0,
+          Results.series(results, "shardkit", move + "_moving_messages"),
+          Results.series(results, "pekko", move + "_moving_messages"), "—", null).withVerdict(Row.Verdict.NO_TARGET));
+      rows.add(Row.absolute(w, "shards seen moving, " + during, "", 0,
+          Results.series(results, "shardkit", move + "_moves"),
+          Results.series(results, "pekko", move + "_moves"), "—", null).withVerdict(Row.Verdict.NO_TARGET));
       String finished = move.equals("join") ? "join_balanced" : "leave_handed_off";
       rows.add(Row.absolute(w, "seconds " + during + (move.equals("join") ? " until balanced" : " until handed off")
           + " (runs that did not finish count as the cap)", "s", 1, Results.series(results, "shardkit", move + "_s"),

@@ -31,6 +31,26 @@ class TargetsTest {
   }
 
   @Test
+  void latencyAgainstPekkoWhileShardsMoveIsJudgedOnTheMovingShardsMessagesOfJoinAndLeave() {
+    String figure = "p99 of messages to a moving shard, shardkit / Pekko (join and leave)";
+    Row windowJoin = Row.compare("Latency while shards move", "p99 during a join", "ms", 1, Row.Better.LOWER,
+        Map.of(1, 9.0), Map.of(1, 10.0), Double.NaN);
+    Row movingJoin = Row.compare("Latency while shards move", "p99 of messages to a moving shard, during a join",
+        "ms", 1, Row.Better.LOWER, Map.of(1, 2.0), Map.of(1, 10.0), 0.25);
+    Row movingLeave = Row.compare("Latency while shards move",
+        "p99 of messages to a moving shard, during a graceful leave", "ms", 1, Row.Better.LOWER, Map.of(1, 3.0),
+        Map.of(1, 10.0), 0.25);
+    Targets.Outcome missedLeave = outcome(List.of(windowJoin, movingJoin, movingLeave), List.of(), figure);
+    assertEquals(Row.Verdict.NOT_MET, missedLeave.verdict(), missedLeave.toString());
+    assertTrue(missedLeave.measured().contains("0.20×") && missedLeave.measured().contains("0.30×")
+        && !missedLeave.measured().contains("0.90×"), "the window's p99 is not judged: " + missedLeave.measured());
+    Row fastLeave = Row.compare("Latency while shards move",
+        "p99 of messages to a moving shard, during a graceful leave", "ms", 1, Row.Better.LOWER, Map.of(1, 1.0),
+        Map.of(1, 10.0), 0.25);
+    assertEquals(Row.Verdict.MET, outcome(List.of(windowJoin, movingJoin, fastLeave), List.of(), figure).verdict());
+  }
+
+  @Test
   void aTargetWithoutItsRowsIsNotMeasuredNeverMet() {
     Targets.Outcome o = outcome(List.of(), List.of(), "remember-entities recovery, persistence mode");
     assertEquals(Row.Verdict.NO_DATA, o.verdict());

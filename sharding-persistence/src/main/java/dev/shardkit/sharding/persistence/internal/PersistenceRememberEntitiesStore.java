@@ -1,6 +1,5 @@
 package dev.shardkit.sharding.persistence.internal;
 
-import dev.shardkit.sharding.internal.SameThreadStages;
 import dev.shardkit.sharding.persistence.ShardingPersistenceIds;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import java.net.URLEncoder;
@@ -74,8 +73,7 @@ public final class PersistenceRememberEntitiesStore implements RememberEntitiesS
 
   private CompletionStage<Set<String>> loadInBatch(EntitiesLoadBatch.Reader reader) {
     CompletableFuture<Set<String>> result = new CompletableFuture<>();
-    SameThreadStages.of(reader.load(persistenceId, subject))
-        .toCompletableFuture()
+    reader.load(persistenceId, subject).toCompletableFuture()
         .orTimeout(settings.storeTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .whenComplete((state, error) -> {
           if (error == null) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -144,15 +145,20 @@ public final class EntitiesLoadBatch implements Extension {
         batch = next;
         next = new LinkedHashMap<>();
       }
-      SchemaCreation.get(system).forStores(settings).get()
-          .thenRunAsync(() -> read(batch), blocking)
-          .whenComplete((done, error) -> {
-            if (error != null) {
-              Throwable cause = error.getCause() != null ? error.getCause() : error;
-              batch.values().forEach(ws -> ws.forEach(w -> w.result().completeExceptionally(cause)));
-            }
-            readNext();
-          });
+      CompletionStage<Void> read;
+      try {
+        read = SchemaCreation.get(system).forStores(settings).get().thenRunAsync(() -> read(batch), blocking);
+      } catch (RuntimeException e) {
+        // Even a failure to start the read must answer the batch and let the next one start.
+        read = CompletableFuture.failedFuture(e);
+      }
+      read.whenComplete((done, error) -> {
+        if (error != null) {
+          Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+          batch.values().forEach(ws -> ws.forEach(w -> w.result().completeExceptionally(cause)));
+        }
+        readNext();
+      });
     }
 
     /** Reads the batch in statements of at most {@link #IDS_PER_STATEMENT} ids and answers each shard. */

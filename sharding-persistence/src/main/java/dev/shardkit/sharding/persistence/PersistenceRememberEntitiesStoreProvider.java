@@ -23,7 +23,9 @@ import org.apache.pekko.actor.typed.ActorSystem;
 public final class PersistenceRememberEntitiesStoreProvider implements RememberEntitiesStoreProvider {
 
   /**
-   * The store of one shard; it starts its journal with the first call, on this node.
+   * The store of one shard. Its loads are read together with those of the node's other shards
+   * that load at the same time, where the plugins allow it; it starts its journal, on this node,
+   * with its first write.
    *
    * @throws IllegalArgumentException if {@code shardkit.sharding.persistence} is invalid, or the
    *     shard id is empty

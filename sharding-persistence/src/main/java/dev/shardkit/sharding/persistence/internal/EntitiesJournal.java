@@ -108,9 +108,7 @@ final class EntitiesJournal extends StoreJournal<EntitiesJournal.Command, Stored
     try {
       return state.applied(change);
     } catch (IllegalStateException e) {
-      throw new IllegalStateException("Stored remembered-entities event #" + lastSequenceNumber(context) + " of "
-          + subject + " cannot be applied: " + e.getMessage() + ". With the whole cluster stopped, "
-          + "dev.shardkit.sharding.persistence.RemoveShardingData deletes the entity type's stored data", e);
+      throw EntitiesRecovery.cannotApply(lastSequenceNumber(context), subject, e);
     }
   }
 

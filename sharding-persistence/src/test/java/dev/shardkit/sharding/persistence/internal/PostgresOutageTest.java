@@ -114,11 +114,21 @@ class PostgresOutageTest {
       // Each further attempt starts a journal that must recover from the database first: it fails too.
       assertInstanceOf(PersistenceStoreException.class, failureOf(store.update(Set.of("c"), Set.of("a"))));
       assertInstanceOf(PersistenceStoreException.class, failureOf(store.load()));
+      // A shard that has not written loads together with others (EntitiesLoadBatch), not through a
+      // journal: its load fails too, naming the shard and the database's error.
+      RememberEntitiesStore other = entitiesStore(system, "5");
+      Throwable loadFailure = failureOf(other.load());
+      assertInstanceOf(PersistenceStoreException.class, loadFailure);
+      assertTrue(loadFailure.getMessage().startsWith("Entity type [OutageEntities], shard [5]: could not load the "
+          + "remembered entities: "), fullText(loadFailure));
+      logs.await(Duration.ofSeconds(10), "Remember-entities store of entity type [OutageEntities], shard [5]",
+          "could not load the remembered entities", "the shard retries with backoff");
 
       postgres.restart();
       // The shard retries with the same batch until it is written.
       StoreTestSupport.eventually(() -> store.update(Set.of("c"), Set.of("a")), "the update", Duration.ofSeconds(60));
       assertEquals(Set.of("b", "c"), await(store.load()));
+      assertEquals(Set.of(), StoreTestSupport.eventually(other::load, "the other shard's load", Duration.ofSeconds(30)));
     } finally {
       StoreTestSupport.terminate(system);
     }
@@ -133,7 +143,11 @@ class PostgresOutageTest {
   }
 
   private static RememberEntitiesStore entitiesStore(ActorSystem<?> system) {
-    return new PersistenceRememberEntitiesStoreProvider().create(system, "OutageEntities", "4",
+    return entitiesStore(system, "4");
+  }
+
+  private static RememberEntitiesStore entitiesStore(ActorSystem<?> system, String shardId) {
+    return new PersistenceRememberEntitiesStoreProvider().create(system, "OutageEntities", shardId,
         ShardingSettings.create(system));
   }
 

@@ -483,13 +483,19 @@ public final class ShardingSerializer extends ShardkitSerializer {
    * regions and ids in order, so the same homes always give the same bytes.
    */
   private byte[] shardHomes(ShardHomes m) {
-    Map<String, List<String>> byRegion = new TreeMap<>();
+    // Grouped by reference first, so that each region's reference is formatted once, not once per
+    // shard: a message holds thousands of homes in a few regions.
+    Map<ActorRef<Object>, List<String>> byRef = new HashMap<>();
     int idChars = 0;
     for (Map.Entry<String, ActorRef<Object>> home : m.homes().entrySet()) {
-      byRegion.computeIfAbsent(resolver().toSerializationFormat(home.getValue()), r -> new ArrayList<>())
-          .add(home.getKey());
+      byRef.computeIfAbsent(home.getValue(), r -> new ArrayList<>()).add(home.getKey());
       idChars += home.getKey().length();
     }
+    Map<String, List<String>> byRegion = new TreeMap<>();
+    byRef.forEach((ref, shardIds) -> byRegion.merge(resolver().toSerializationFormat(ref), shardIds, (a, b) -> {
+      a.addAll(b);
+      return a;
+    }));
     BinaryWriter w = new BinaryWriter(16 + 3 * idChars + 5 * m.homes().size() + 128 * byRegion.size());
     w.writeVarULong(m.term());
     w.writeVarUInt(byRegion.size());

@@ -107,6 +107,22 @@ public record Row(String workload, String figure, String shardkit, String pekko,
         target, verdict, sk, pk, Double.NaN, Double.NaN);
   }
 
+  /**
+   * A figure only shardkit has (Pekko's sharding does nothing to compare it with): Pekko's column
+   * and the ratio read "n/a".
+   *
+   * @param target the target in words, "—" for none
+   * @param met whether every round's figure meets the target; null when there is no target
+   */
+  public static Row shardkitOnly(String workload, String figure, String unit, int decimals,
+      Map<Integer, Double> shardkit, String target, Boolean met) {
+    double sk = shardkit.isEmpty() ? Double.NaN : Stats.median(List.copyOf(shardkit.values()));
+    Verdict verdict = Double.isNaN(sk) ? Verdict.NO_DATA : met == null ? Verdict.NO_TARGET
+        : met ? Verdict.MET : Verdict.NOT_MET;
+    return new Row(workload, figure, value(sk, unit, decimals), "n/a", "n/a", "", target, verdict, sk, Double.NaN,
+        Double.NaN, Double.NaN);
+  }
+
   /** A figure that is not a library's, such as the plain-tell ceiling: shown in both columns. */
   public static Row baseline(String workload, String figure, String unit, int decimals, Map<Integer, Double> values) {
     double v = values.isEmpty() ? Double.NaN : Stats.median(List.copyOf(values.values()));

@@ -25,6 +25,14 @@ public interface Workload {
   /** The runs, in the order they execute (variants alternating). */
   List<RunSpec> plan(Scale scale);
 
+  /**
+   * True for a workload that measures shardkit alone, because Pekko's sharding has nothing to
+   * compare (its rows read "n/a" for Pekko); false for the others, which run both libraries.
+   */
+  default boolean shardkitOnly() {
+    return false;
+  }
+
   /** Options for the run's JVM (heap size). */
   default List<String> jvmOptions(RunSpec spec) {
     return List.of("-Xms1g", "-Xmx2g");

@@ -9,7 +9,8 @@ public final class Workloads {
 
   public static List<Workload> all() {
     return List.of(new LocalThroughput(), new RemoteThroughput(), new FirstMessageLatency(), new Rebalance(),
-        new LatencyDuringMoves(), new MemoryPerEntity(), new RememberEntitiesRecovery());
+        new LatencyDuringMoves(), new MemoryPerEntity(), new RememberEntitiesRecovery(),
+        new UpFrontPlacement());
   }
 
   /**

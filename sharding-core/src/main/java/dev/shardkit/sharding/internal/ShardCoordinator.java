@@ -90,6 +90,14 @@ final class ShardCoordinator {
   /** Regions of removed nodes whose shards wait for the removal margin before they move. */
   private final Set<ActorRef<Object>> inRemovalMargin = new HashSet<>();
   private final CoordinatorAnswers answers;
+  /**
+   * Regions and proxies this incarnation told every stored home when it acknowledged their first
+   * registration. One that registers again (a region's registrations wait in its singleton proxy
+   * until this coordinator is found, and arrive together) keeps what it was told, and later homes
+   * placed up front reach it by the broadcast to every stored region: telling it again would
+   * send the whole placement (hundreds of KiB at 100 000 shards) once more per registration.
+   */
+  private final Set<ActorRef<Object>> toldOnRegistration = new HashSet<>();
   private final StashBuffer<Object> stash;
   /** This incarnation's term, and these three, are set once the state is loaded. */
   private long term;
@@ -365,7 +373,7 @@ final class ShardCoordinator {
       store.persist(registration.events(), () -> {
         answers.acked(region);
         region.tell(new RegisterAck(context.getSelf(), term));
-        if (tellsHomes()) {
+        if (tellsHomes() && toldOnRegistration.add(region)) {
           // Behind the acknowledgement, so the region acts on them at this term.
           tellHomes(writes.stored().shards().keySet(), Set.of(region));
         }
@@ -566,6 +574,7 @@ final class ShardCoordinator {
   // ---- regions that are gone
 
   private Behavior<Object> onTerminated(Phase phase, ActorRef<Object> region) {
+    toldOnRegistration.remove(region);
     List<String> hosted = writes.decided().regions().get(region);
     if (inRemovalMargin.contains(region)) {
       return phase.next();

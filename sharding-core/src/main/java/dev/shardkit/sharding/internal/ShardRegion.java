@@ -436,6 +436,7 @@ final class ShardRegion {
       return;
     }
     Map<String, RoutingTable.Home> learned = new HashMap<>();
+    int placedHereBefore = placedHere.size();
     told.homes().forEach((shardId, region) -> {
       if (routing.table().knownHome(shardId) != null || handOffs.isHandingOff(shardId)) {
         return;
@@ -452,6 +453,10 @@ final class ShardRegion {
     routing.homes(learned);
     learned.keySet().forEach(shardId -> reroute(routing.release(shardId)));
     publish();
+    // What the benchmarks read to see when every region knows the homes placed up front.
+    log.debug("Region {} was told {} home(s) placed up front at term {}: it learned {} in other regions and {} here",
+        self.path().toStringWithAddress(context.getSystem().address()), told.homes().size(), told.term(),
+        learned.size(), placedHere.size() - placedHereBefore);
   }
 
   /** The coordinator will not place the shard: what is held for it is dropped, not asked for again. */

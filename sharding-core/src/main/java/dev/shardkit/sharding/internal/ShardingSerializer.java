@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.WeakHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.ExtendedActorSystem;
@@ -202,6 +203,16 @@ public final class ShardingSerializer extends ShardkitSerializer {
   private volatile Serialization serialization;
 
   /** Called by Pekko, which creates one instance per actor system from the configuration. */
+  /**
+   * The bytes of the {@link ShardHomes} messages still referenced. The coordinator sends each one
+   * to every region and proxy, and remoting serializes a message once per destination: kept here,
+   * a message is checked and encoded once however many regions it reaches (an up-front placement of
+   * 100 000 shards is 16 messages of up to 128 KiB; over 100 regions that is 16 encodings instead
+   * of 1 600). Keys are weak, so an entry goes with its message once it has been sent everywhere;
+   * an equal message gets the same bytes, as it would from encoding it again.
+   */
+  private final Map<ShardHomes, byte[]> shardHomesBytes = Collections.synchronizedMap(new WeakHashMap<>());
+
   public ShardingSerializer(ExtendedActorSystem system) {
     super(system, DEFAULT_IDENTIFIER);
   }
@@ -254,6 +265,13 @@ public final class ShardingSerializer extends ShardkitSerializer {
 
   @Override
   public byte[] toBinary(Object o) {
+    if (o instanceof ShardHomes m) {
+      // Looked up before the checks: a message with bytes here passed them when it was encoded.
+      byte[] encoded = shardHomesBytes.get(m);
+      if (encoded != null) {
+        return encoded;
+      }
+    }
     ProtocolFields.problem(o).ifPresent(problem -> {
       throw new IllegalArgumentException("shardkit's ShardingSerializer (id " + identifier() + ") cannot serialize "
           + problem);
@@ -335,7 +353,9 @@ public final class ShardingSerializer extends ShardkitSerializer {
       w.writeVarULong(m.term());
       return w.toByteArray();
     } else if (o instanceof ShardHomes m) {
-      return shardHomes(m);
+      byte[] encoded = shardHomes(m);
+      shardHomesBytes.put(m, encoded);
+      return encoded;
     } else if (o instanceof ShardRefused m) {
       BinaryWriter w = new BinaryWriter(16 + 3 * (m.shardId().length() + m.reason().length()));
       w.writeString(m.shardId());
@@ -483,13 +503,19 @@ public final class ShardingSerializer extends ShardkitSerializer {
    * regions and ids in order, so the same homes always give the same bytes.
    */
   private byte[] shardHomes(ShardHomes m) {
-    Map<String, List<String>> byRegion = new TreeMap<>();
+    // Grouped by reference first, so that each region's reference is formatted once, not once per
+    // shard: a message holds thousands of homes in a few regions.
+    Map<ActorRef<Object>, List<String>> byRef = new HashMap<>();
     int idChars = 0;
     for (Map.Entry<String, ActorRef<Object>> home : m.homes().entrySet()) {
-      byRegion.computeIfAbsent(resolver().toSerializationFormat(home.getValue()), r -> new ArrayList<>())
-          .add(home.getKey());
+      byRef.computeIfAbsent(home.getValue(), r -> new ArrayList<>()).add(home.getKey());
       idChars += home.getKey().length();
     }
+    Map<String, List<String>> byRegion = new TreeMap<>();
+    byRef.forEach((ref, shardIds) -> byRegion.merge(resolver().toSerializationFormat(ref), shardIds, (a, b) -> {
+      a.addAll(b);
+      return a;
+    }));
     BinaryWriter w = new BinaryWriter(16 + 3 * idChars + 5 * m.homes().size() + 128 * byRegion.size());
     w.writeVarULong(m.term());
     w.writeVarUInt(byRegion.size());

@@ -124,6 +124,29 @@ class CoordinatorBatchingTest {
   }
 
   @Test
+  void aRegionThatRegistersAgainIsNotToldEveryHomeAgain() throws Exception {
+    ManualStateStore store = new ManualStateStore();
+    ActorRef<Object> coordinator = refs.coordinator("told-once", store, new LeastShardAllocationStrategy(1, 20, 0.1),
+        100, s -> s.withHandOffTimeout(Duration.ofSeconds(10)).withTellUpFrontHomes(true));
+    TestProbe<Object> region = refs.testKit().createTestProbe(Object.class);
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    store.next().done().complete(null);
+    assertInstanceOf(RegisterAck.class, region.receiveMessage());
+    Write placement = store.next();
+    assertEquals(100, placement.events().size());
+    // Registrations the region repeated while it looked for the coordinator arrive late: one while
+    // the placement is being written, one after.
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    placement.done().complete(null);
+    assertEquals(100, ((ShardHomes) region.receiveMessage()).homes().size(), "the placement, told once");
+    assertEquals(new RegisterAck(coordinator, 1), region.receiveMessage());
+    coordinator.tell(new Register(region.ref(), Set.of()));
+    assertEquals(new RegisterAck(coordinator, 1), region.receiveMessage());
+    region.expectNoMessage(Duration.ofMillis(300));
+    assertTrue(store.writes.isEmpty(), "a repeated registration stores nothing");
+  }
+
+  @Test
   void messagesWithoutTheirIdsOrRefsAreDroppedAndTheCoordinatorGoesOnServing() throws Exception {
     ManualStateStore store = new ManualStateStore();
     ActorRef<Object> coordinator = coordinator("guarded", store, 0);

@@ -356,6 +356,23 @@ class ShardingSerializerTest {
   }
 
   @Test
+  void shardHomesSentToManyRegionsAreEncodedOnce() throws Exception {
+    Map<String, ActorRef<Object>> homes = new HashMap<>();
+    for (int i = 0; i < 1000; i++) {
+      homes.put(Integer.toString(i), i % 3 == 0 ? remoteRef : regionRef);
+    }
+    ShardingSerializer s = shardingSerializer();
+    ShardHomes told = new ShardHomes(homes, 3);
+    byte[] first = s.toBinary(told);
+    assertSame(first, s.toBinary(told), "remoting serializes the message once per region: encoded once");
+    assertSame(first, s.toBinary(new ShardHomes(new HashMap<>(homes), 3)), "an equal message, the same bytes");
+    assertEquals(told, s.fromBinary(first, s.manifest(told)));
+    homes.put("1000", regionRef);
+    byte[] other = s.toBinary(new ShardHomes(homes, 3));
+    assertTrue(other != first && other.length > first.length, "another message is encoded on its own");
+  }
+
+  @Test
   void refusesShardHomesThatGiveAShardTwoHomes() {
     ShardingSerializer s = shardingSerializer();
     BinaryWriter w = new BinaryWriter(256);

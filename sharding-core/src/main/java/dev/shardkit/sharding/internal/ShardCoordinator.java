@@ -5,6 +5,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.ShardingProtocol.HandOffDeclined;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
@@ -218,8 +219,11 @@ final class ShardCoordinator {
       @Override
       public void registered(boolean newRegion) {
         if (newRegion) {
-          // A new region usually means shards should move to it: no idle back-off.
-          scheduleRebalance(rounds.moved());
+          // A new region usually means shards should move to it: no idle back-off. Told shards
+          // are offered to it at once, by the next round (once its registration is acknowledged:
+          // it must act on their hand-offs).
+          Duration next = rounds.moved();
+          scheduleRebalance(tellsHomes() ? Duration.ZERO : next);
         }
         placeAll();
         if (newRegion) {
@@ -269,6 +273,7 @@ final class ShardCoordinator {
         })
         .onMessage(CoordinatorHandOffs.Timeout.class, t -> phase.after(() -> handOffDriver.timedOut(t.shardId())))
         .onMessage(ShardStopped.class, stopped -> phase.after(() -> handOffDriver.stopped(stopped)))
+        .onMessage(HandOffDeclined.class, declined -> phase.after(() -> handOffDriver.declined(declined)))
         .onMessage(GracefulShutdownReq.class, r -> phase.after(() -> handOffDriver.shutDown(r.region())))
         .onMessage(GetCurrentRegions.class, g -> {
           g.replyTo().tell(new CurrentRegions(Set.copyOf(writes.stored().regions().keySet())));
@@ -411,8 +416,9 @@ final class ShardCoordinator {
       log.info("Coordinator of [{}]: placing {} shard(s) up front, in one write", typeName, events.size());
       if (tellsHomes()) {
         List<String> placed = events.stream().map(e -> ((ShardHomeAllocated) e).shardId()).toList();
-        // Once regions know these homes, moving a shard needs a hand-off like any shard in use.
-        placed.forEach(placement::used);
+        // Once regions know these homes, moving a shard needs a hand-off, which its owner declines
+        // if it started the shard (see moveUnstarted).
+        placement.told(placed);
         store.persist(events, () -> tellHomes(placed, everyone()));
       } else {
         store.persist(events, () -> { });
@@ -464,6 +470,27 @@ final class ShardCoordinator {
       store.persist(events, () -> { });
     }
     return !events.isEmpty();
+  }
+
+  /**
+   * Offers a region that joined (or came Up) its share of the shards whose homes were told up
+   * front and that may not have started: each gets a hand-off that its owner declines if it started
+   * the shard. They are not limited per round like rebalancing, since a shard nobody started has
+   * nothing to stop; a started one stays. When a round of them ends with some declined, the next
+   * round offers again, counting the started shards where they stay, so that the regions end up
+   * balanced without moving a started shard. True if any hand-off began.
+   */
+  private boolean moveUnstarted() {
+    if (!tellsHomes()) {
+      return false;
+    }
+    List<String> shardIds = placement.toldToMove(view());
+    if (!shardIds.isEmpty()) {
+      log.info("Coordinator of [{}]: offering {} shard(s) whose homes were told up front to the regions that joined; "
+          + "each moves only if its owner has not started it", typeName, shardIds.size());
+      shardIds.forEach(handOffDriver::startIfUnstarted);
+    }
+    return !shardIds.isEmpty();
   }
 
   /** Places the shards with remembered entities; their homes hear of it and start them. */
@@ -548,6 +575,11 @@ final class ShardCoordinator {
     placeAll();
     if (writes.busy()) {
       scheduleRebalance(RebalanceRounds.WRITES_IN_FLIGHT);
+      return;
+    }
+    if (moveUnstarted()) {
+      // The round ends with the last of these hand-offs; then rebalancing sees what is left to move.
+      rounds.moved();
       return;
     }
     List<String> moves = placement.rebalance(view());

@@ -27,6 +27,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -361,7 +362,15 @@ final class ShardRegion {
         spec.handle().refused(deliver, home.outbox());
       }
     } else if (route instanceof RegionRouting.Held h && h.askForHome()) {
-      if (placedHere.remove(deliver.shardId()) && !handOffs.isHandingOff(deliver.shardId())) {
+      OptionalInt declinable = handOffs.declinable(deliver.shardId());
+      if (declinable.isPresent()) {
+        // The shard is wanted before its move if unstarted completed: it starts here and stays.
+        handOffs.cancel(deliver.shardId());
+        startShard(deliver.shardId());
+        reroute(routing.release(deliver.shardId()));
+        publish();
+        registration.handOffDeclined(deliver.shardId(), declinable.getAsInt());
+      } else if (placedHere.remove(deliver.shardId()) && !handOffs.isHandingOff(deliver.shardId())) {
         startShard(deliver.shardId());
         reroute(routing.release(deliver.shardId()));
         publish();
@@ -441,7 +450,14 @@ final class ShardRegion {
         return;
       }
       if (region.equals(self)) {
-        if (!spec.proxyOnly()) {
+        if (spec.proxyOnly()) {
+          return;
+        }
+        if (routing.holds(shardId)) {
+          // Wanted already (say, while it moved here if unstarted): it starts now.
+          startShard(shardId);
+          reroute(routing.release(shardId));
+        } else {
           placedHere.add(shardId);
         }
       } else if (!regions.isDead(region)) {
@@ -515,6 +531,10 @@ final class ShardRegion {
       return;
     }
     String shardId = begin.shardId();
+    if (begin.ifUnstarted() && begin.owner().equals(self) && startedHere(shardId)) {
+      registration.handOffDeclined(shardId, begin.handOffId());
+      return;
+    }
     placedHere.remove(shardId);
     RoutingTable.Home current = routing.table().knownHome(shardId);
     routing.noHome(shardId);
@@ -528,14 +548,23 @@ final class ShardRegion {
         }
       });
     } else if (!handOffs.isHandingOff(shardId)) {
-      handOffs.begin(shardId, begin.handOffId(), current instanceof Local l ? l.shard() : null, begin.regions(), self)
-          .forEach(this::watch);
+      handOffs.begin(shardId, begin.handOffId(), current instanceof Local l ? l.shard() : null, begin.regions(), self,
+          begin.ifUnstarted()).forEach(this::watch);
       quietWaits.runWhenQuiet(() -> spec.handle().shortcutsQuiet(shardId),
           () -> handOffs.ownRouteClosed(shardId, begin.handOffId()).ifPresent(this::perform));
     }
     if (routing.holds(shardId)) {
       registration.askHome(shardId);
     }
+  }
+
+  /**
+   * Whether a move if unstarted must leave the shard here: it runs here, messages for it are held
+   * here (it is wanted), or it is being moved already.
+   */
+  private boolean startedHere(String shardId) {
+    return routing.table().knownHome(shardId) instanceof Local || routing.holds(shardId)
+        || handOffs.isHandingOff(shardId);
   }
 
   private void onHandOffMarker(HandOffMarker marker) {

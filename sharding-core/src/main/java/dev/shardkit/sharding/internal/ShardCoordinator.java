@@ -41,6 +41,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.Cluster;
+import org.apache.pekko.cluster.ClusterEvent.MemberUp;
+import org.apache.pekko.cluster.typed.Subscribe;
 import org.slf4j.Logger;
 
 /**
@@ -71,6 +73,17 @@ final class ShardCoordinator {
   private record RemovalMarginPassed(ActorRef<Object> region) implements NoSerializationVerificationNeeded {}
 
   private enum RebalanceTick implements NoSerializationVerificationNeeded { INSTANCE }
+
+  /**
+   * A node became Up; {@code rechecks} more looks are left while the cluster state read here does
+   * not show it yet.
+   */
+  private record NodeUp(Address node, int rechecks) implements NoSerializationVerificationNeeded {}
+
+  /** How soon a node's Up event is looked at again while the cluster state read here lags behind it. */
+  private static final Duration MEMBER_UP_RECHECK = Duration.ofMillis(50);
+  /** How many times: a state that lags this long (2 s) is left to the next rebalance round. */
+  private static final int MEMBER_UP_RECHECKS = 40;
 
   /** Asks for a {@link CoordinatorBacklog}. Local only. */
   public record GetBacklog(ActorRef<CoordinatorBacklog> replyTo) implements NoSerializationVerificationNeeded {}
@@ -125,6 +138,8 @@ final class ShardCoordinator {
   private static Behavior<Object> incarnation(CoordinatorSpec spec) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(spec.stashCapacity(), stash -> {
       ShardCoordinator coordinator = new ShardCoordinator(spec, ctx, timers, stash);
+      org.apache.pekko.cluster.typed.Cluster.get(ctx.getSystem()).subscriptions()
+          .tell(Subscribe.create(ctx.getSelf().<MemberUp>narrow(), MemberUp.class));
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}",
           spec.typeName(), coordinator.cluster.selfAddress(), spec.store().describe(), spec.strategy());
       return Behaviors.intercept(() -> new CloseStoreOnStop(spec.store()),
@@ -254,6 +269,14 @@ final class ShardCoordinator {
         .onMessage(GetBacklog.class, g -> phase.after(() -> answers.report(g, writes, 0)))
         .onMessageEquals(RebalanceTick.INSTANCE, () -> {
           onRebalanceTick();
+          return Behaviors.same();
+        })
+        .onMessage(MemberUp.class, up -> {
+          offerToNodeUp(new NodeUp(up.member().address(), MEMBER_UP_RECHECKS));
+          return Behaviors.same();
+        })
+        .onMessage(NodeUp.class, up -> {
+          offerToNodeUp(up);
           return Behaviors.same();
         })
         // Late answers to the announcement, and a settle timeout that fired as the coordinator settled.
@@ -491,6 +514,23 @@ final class ShardCoordinator {
       shardIds.forEach(handOffDriver::startIfUnstarted);
     }
     return !shardIds.isEmpty();
+  }
+
+  /**
+   * A region registered before its node was Up takes shards only once it is: with told homes, the
+   * next round starts at once, to offer it its share of the told shards before first messages start
+   * them where they are. The cluster state this coordinator reads is updated apart from the event,
+   * so it looks again shortly until that state shows the node Up.
+   */
+  private void offerToNodeUp(NodeUp up) {
+    if (!tellsHomes()) {
+      return;
+    }
+    if (members().isUp(up.node())) {
+      scheduleRebalance(Duration.ZERO);
+    } else if (up.rechecks() > 0) {
+      timers.startSingleTimer(up.node(), new NodeUp(up.node(), up.rechecks() - 1), MEMBER_UP_RECHECK);
+    }
   }
 
   /** Places the shards with remembered entities; their homes hear of it and start them. */

@@ -328,8 +328,27 @@ final class ShardRegion {
           + deliver.typeName() + "] reached this region");
       return;
     }
+    declineMoveIfUnstarted(deliver.shardId());
     // From a region whose marker has not come yet: it belongs to the incarnation still running.
     handOffs.stillRunning(deliver.shardId()).ifPresentOrElse(shard -> shard.tell(deliver), () -> route(deliver, true));
+  }
+
+  /**
+   * A message from another region for a shard in a move if unstarted: that region sent it before
+   * it stopped routing here, so it must be delivered here, ahead of what that region holds for the
+   * new home. The shard starts here and stays (what this node's callers held for it goes first),
+   * and the coordinator hears that the move is declined. This node's own callers' messages do not
+   * decline it: they are held as in any hand-off and follow the shard to its new home.
+   */
+  private void declineMoveIfUnstarted(String shardId) {
+    OptionalInt declinable = handOffs.declinable(shardId);
+    if (declinable.isPresent()) {
+      handOffs.cancel(shardId);
+      startShard(shardId);
+      reroute(routing.release(shardId));
+      publish();
+      registration.handOffDeclined(shardId, declinable.getAsInt());
+    }
   }
 
   /**
@@ -362,15 +381,7 @@ final class ShardRegion {
         spec.handle().refused(deliver, home.outbox());
       }
     } else if (route instanceof RegionRouting.Held h && h.askForHome()) {
-      OptionalInt declinable = handOffs.declinable(deliver.shardId());
-      if (declinable.isPresent()) {
-        // The shard is wanted before its move if unstarted completed: it starts here and stays.
-        handOffs.cancel(deliver.shardId());
-        startShard(deliver.shardId());
-        reroute(routing.release(deliver.shardId()));
-        publish();
-        registration.handOffDeclined(deliver.shardId(), declinable.getAsInt());
-      } else if (placedHere.remove(deliver.shardId()) && !handOffs.isHandingOff(deliver.shardId())) {
+      if (placedHere.remove(deliver.shardId()) && !handOffs.isHandingOff(deliver.shardId())) {
         startShard(deliver.shardId());
         reroute(routing.release(deliver.shardId()));
         publish();

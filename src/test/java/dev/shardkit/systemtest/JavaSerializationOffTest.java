@@ -285,6 +285,7 @@ class JavaSerializationOffTest {
         new BeginHandOff("3", region, Set.of(region, other), 2, 5),
         marker,
         new ShardStopped("3", region, 2),
+        new ShardingProtocol.HandOffDeclined("3", region, 2),
         new GracefulShutdownReq(region),
         new DeliveryBatch(other, 4, List.of(deliver, marker)),
         new DeliveryAck(4, true),

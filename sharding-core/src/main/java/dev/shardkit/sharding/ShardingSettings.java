@@ -398,10 +398,11 @@ public final class ShardingSettings {
   /**
    * Whether every region and proxy is told all the homes placed up front once they are stored (and
    * a region that registers later, the homes stored by then), so that a first message to a shard
-   * goes straight to its home instead of asking the coordinator (default true). A shard whose home
-   * regions know counts as used: a region that joins later gets its share of them by rebalancing,
-   * with hand-offs, rather than at once. Off: regions ask for each home when they first need it,
-   * and a joining region gets its share of the unused shards without hand-offs.
+   * goes straight to its home instead of asking the coordinator (default true). A region that
+   * joins later gets its share of those shards nobody has started at once, by hand-offs that their
+   * owners decline for shards they started (those move only by rebalancing). Off: regions ask for
+   * each home when they first need it, and a joining region gets its share of the unused shards
+   * without hand-offs. Ignored with the in-memory state store.
    */
   public boolean tellUpFrontHomes() {
     return values.tellUpFrontHomes;

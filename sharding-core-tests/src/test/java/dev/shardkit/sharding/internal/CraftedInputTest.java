@@ -138,7 +138,8 @@ class CraftedInputTest {
       List<Object> samples = List.of(new Deliver(GUARDED.name(), "3", "good-3", new Ledger.Msg("n9", 1)),
           new ShardingProtocol.ShardHome("3", region, 1), new GetShardHome("3", region),
           new ShardingProtocol.Register(region, Set.of("3", "4")), new ShardingProtocol.BeginHandOff("3", region,
-              Set.of(region), 1, 1));
+              Set.of(region), 1, 1), new ShardingProtocol.BeginHandOff("4", region, Set.of(region), 2, 1, true),
+          new ShardingProtocol.HandOffDeclined("4", region, 2));
       List<Golden> goldens = new ArrayList<>();
       SerializerWithStringManifest serializer = null;
       for (Object sample : samples) {

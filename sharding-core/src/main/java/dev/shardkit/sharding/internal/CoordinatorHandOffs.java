@@ -2,10 +2,13 @@ package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.HandOffDeclined;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
@@ -15,7 +18,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The coordinator's side of hand-offs, run inside the coordinator actor once its state is loaded:
- * it starts them (a rebalance round's moves, a region's graceful shutdown) by telling every region
+ * it starts them (a rebalance round's moves, a region's graceful shutdown, and the told shards
+ * offered to a region that joined, which move only if never started) by telling every region
  * and proxy, ends them when the shard reports that it stopped (its next home is stored, then
  * announced), gives them up after the hand-off timeout, and ends those of a region that is gone.
  * What to decide is {@link HandOffTracker}'s and {@link Placement}'s; this stores and sends it.
@@ -60,18 +64,58 @@ final class CoordinatorHandOffs {
 
   /** Tells every region and proxy that the shard is leaving its home; the owner drives the rest. */
   void start(String shardId) {
+    begin(shardId, false);
+  }
+
+  /**
+   * Like {@link #start}, but the owner moves the shard only if it never started it (else it
+   * answers {@code HandOffDeclined}, see {@link #declined}). Where it goes is decided when it
+   * stopped, as for any hand-off.
+   */
+  void startIfUnstarted(String shardId) {
+    begin(shardId, true);
+  }
+
+  private void begin(String shardId, boolean ifUnstarted) {
     // A shard whose home is still being stored is left for the next round (or the region's next
     // shutdown request): the regions may not know that home yet.
     ActorRef<Object> owner = writes.settledHome(shardId);
     if (owner == null || tracker.inProgress(shardId)) {
       return;
     }
-    placement.used(shardId);
-    int id = tracker.start(shardId, owner);
+    int id;
+    if (ifUnstarted) {
+      id = tracker.startIfUnstarted(shardId, owner);
+    } else {
+      placement.used(shardId);
+      id = tracker.start(shardId, owner);
+    }
     Set<ActorRef<Object>> everyone = everyone();
-    BeginHandOff begin = new BeginHandOff(shardId, owner, everyone, id, term);
+    BeginHandOff begin = new BeginHandOff(shardId, owner, everyone, id, term, ifUnstarted);
     everyone.forEach(r -> r.tell(begin));
     timers.startSingleTimer(new Timeout(shardId), spec.settings().handOffTimeout());
+  }
+
+  /**
+   * The owner started the shard of a hand-off that moves it only if it never started: the shard
+   * stays, in use from now on, and every region hears its home again (they stopped routing to it
+   * for the hand-off). If the owner is shutting down meanwhile, the shard is handed off as any.
+   */
+  void declined(HandOffDeclined declined) {
+    String shardId = declined.shardId();
+    if (!tracker.acceptsDecline(shardId, declined.region(), declined.handOffId())) {
+      context.getLog().debug("Coordinator of [{}]: ignoring {}, the hand-off in progress is {}", spec.typeName(),
+          declined, tracker.get(shardId));
+      return;
+    }
+    timers.cancel(new Timeout(shardId));
+    tracker.ended(shardId);
+    placement.declined(shardId);
+    announce(new ShardHome(shardId, declined.region(), term));
+    if (tracker.shuttingDown().contains(declined.region())) {
+      start(shardId);
+    }
+    endRound();
   }
 
   /** The region is shutting down: all its shards are handed off, and it takes no new ones. */
@@ -99,6 +143,7 @@ final class CoordinatorHandOffs {
     }
     timers.cancel(new Timeout(shardId));
     Set<ActorRef<Object>> waiting = tracker.waitingFor(shardId);
+    boolean unstarted = tracker.isIfUnstarted(shardId);
     Placement.Moved moved = placement.afterHandOff(view.get(), shardId, stopped.region(),
         waiting.isEmpty() ? stopped.region() : waiting.iterator().next());
     ActorRef<Object> next = moved.next();
@@ -106,7 +151,11 @@ final class CoordinatorHandOffs {
         stopped.region().path(), next == null ? "none yet" : next.path());
     store.persist(moved.events(), () -> {
       Set<ActorRef<Object>> asked = tracker.ended(shardId);
-      if (next != null) {
+      if (next != null && unstarted) {
+        // Nobody started it: its new home starts it on its first message, as one told up front.
+        ShardHomes told = new ShardHomes(Map.of(shardId, next), term);
+        everyone().forEach(r -> r.tell(told));
+      } else if (next != null) {
         announce(new ShardHome(shardId, next, term));
       } else {
         askAgain(shardId, asked);

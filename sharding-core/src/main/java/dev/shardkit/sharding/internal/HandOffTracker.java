@@ -15,7 +15,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * leaving and the hand-off's id), the ids of those given up, the regions waiting for the new home
  * of a shard being handed off, and the regions shutting down (they hand off all their shards and
  * take no new ones). Decides whether a {@code ShardStopped} ends a hand-off, including one that a
- * previous coordinator started. Owned by the coordinator actor; not thread-safe.
+ * previous coordinator started, and whether a {@code HandOffDeclined} ends one that moves the shard
+ * only if it never started (those are marked). Owned by the coordinator actor; not thread-safe.
  *
  * <p>Internal API: public for the benchmarks module's micro-benchmarks; not for applications, and
  * it may change in any release.
@@ -33,6 +34,8 @@ public final class HandOffTracker {
   private final Set<Integer> givenUp = new LinkedHashSet<>();
   private final Map<String, Set<ActorRef<Object>>> waiting = new HashMap<>();
   private final Set<ActorRef<Object>> shuttingDown = new HashSet<>();
+  /** The hand-offs in progress that move their shard only if it never started. */
+  private final Set<String> ifUnstarted = new HashSet<>();
 
   /**
    * @param ids the source of hand-off ids; random ones make it unlikely that a hand-off of a
@@ -79,6 +82,31 @@ public final class HandOffTracker {
   }
 
   /**
+   * Starts handing off a shard from its home that moves only if it never started there.
+   *
+   * @return the hand-off's id
+   * @throws IllegalStateException if the shard is being handed off already
+   */
+  public int startIfUnstarted(String shardId, ActorRef<Object> owner) {
+    int id = start(shardId, owner);
+    ifUnstarted.add(shardId);
+    return id;
+  }
+
+  /** Whether the shard's hand-off in progress moves it only if it never started. */
+  boolean isIfUnstarted(String shardId) {
+    return ifUnstarted.contains(shardId);
+  }
+
+  /**
+   * Whether the owner's answer that the shard runs at {@code region} ends its hand-off: only one
+   * in progress, from that region, with that id, that moves the shard only if it never started.
+   */
+  boolean acceptsDecline(String shardId, ActorRef<Object> region, int handOffId) {
+    return ifUnstarted.contains(shardId) && new InProgress(region, handOffId).equals(inProgress.get(shardId));
+  }
+
+  /**
    * Whether a shard's report that it stopped at {@code region} ends its hand-off: ours, if it is
    * the hand-off in progress (same region and id); or inherited from a previous coordinator, if
    * none of ours is in progress for the shard, the id is not one we gave up, and the shard's home
@@ -97,6 +125,7 @@ public final class HandOffTracker {
    */
   public Set<ActorRef<Object>> ended(String shardId) {
     inProgress.remove(shardId);
+    ifUnstarted.remove(shardId);
     Set<ActorRef<Object>> asked = waiting.remove(shardId);
     return asked == null ? Set.of() : asked;
   }
@@ -112,6 +141,7 @@ public final class HandOffTracker {
     if (gaveUp == null) {
       return null;
     }
+    ifUnstarted.remove(shardId);
     givenUp.add(gaveUp.id());
     if (givenUp.size() > GIVEN_UP_KEPT) {
       givenUp.remove(givenUp.iterator().next());

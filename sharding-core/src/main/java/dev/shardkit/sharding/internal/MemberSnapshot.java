@@ -115,6 +115,12 @@ final class MemberSnapshot {
   }
 
   /** Whether the node at {@code address} is a member that is neither down nor removed. */
+  /** Whether the node is a member that is Up (or weakly Up). */
+  boolean isUp(Address address) {
+    Node node = nodes.get(address);
+    return node != null && node.up();
+  }
+
   boolean isMemberNotDown(Address address) {
     Node node = nodes.get(address);
     return node != null && node.status() != MemberStatus.down() && node.status() != MemberStatus.removed();

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -63,12 +64,15 @@ final class OwnerHandOffs<R, S> {
     final S shard;
     final int id;
     final Set<R> awaiting;
+    /** The move of a shard that never started here, which a message for it before it completes declines. */
+    final boolean ifUnstarted;
     Phase phase = Phase.OWN_ROUTE_OPEN;
 
-    Move(S shard, int id, Set<R> awaiting) {
+    Move(S shard, int id, Set<R> awaiting, boolean ifUnstarted) {
       this.shard = shard;
       this.id = id;
       this.awaiting = awaiting;
+      this.ifUnstarted = ifUnstarted;
     }
   }
 
@@ -90,6 +94,21 @@ final class OwnerHandOffs<R, S> {
    * @throws IllegalStateException if a move of the shard is in progress already
    */
   Set<R> begin(String shardId, int handOffId, S shard, Set<R> regions, R self) {
+    return begin(shardId, handOffId, shard, regions, self, false);
+  }
+
+  /**
+   * As {@link #begin(String, int, Object, Set, Object)}; with {@code ifUnstarted} (and no shard
+   * running here) it is a move that a message for the shard before it completes declines
+   * ({@link #declinable}).
+   *
+   * @throws IllegalArgumentException if {@code ifUnstarted} and the shard runs here (the owner
+   *     declines such a move at once instead of beginning it)
+   */
+  Set<R> begin(String shardId, int handOffId, S shard, Set<R> regions, R self, boolean ifUnstarted) {
+    if (ifUnstarted && shard != null) {
+      throw new IllegalArgumentException("shard [" + shardId + "] runs here: a move if unstarted is declined, not begun");
+    }
     if (moves.containsKey(shardId)) {
       throw new IllegalStateException("shard [" + shardId + "] is being handed off already");
     }
@@ -98,7 +117,7 @@ final class OwnerHandOffs<R, S> {
     awaiting.removeAll(early.getOrDefault(new MoveKey(shardId, handOffId), Set.of()));
     // Early markers of other moves of this shard belong to moves that will never begin here.
     early.keySet().removeIf(k -> k.shardId().equals(shardId));
-    moves.put(shardId, new Move<>(shard, handOffId, awaiting));
+    moves.put(shardId, new Move<>(shard, handOffId, awaiting, ifUnstarted));
     return Set.copyOf(awaiting);
   }
 
@@ -201,6 +220,16 @@ final class OwnerHandOffs<R, S> {
   Optional<S> stillRunning(String shardId) {
     Move<R, S> move = moves.get(shardId);
     return move == null || move.phase == Phase.STOPPING ? Optional.empty() : Optional.ofNullable(move.shard);
+  }
+
+  /**
+   * The id of the move if unstarted of the shard in progress: a message for the shard has come
+   * before every route closed, so the owner starts the shard for it and declines the move
+   * ({@link #cancel} it). Empty if there is no such move.
+   */
+  OptionalInt declinable(String shardId) {
+    Move<R, S> move = moves.get(shardId);
+    return move != null && move.ifUnstarted ? OptionalInt.of(move.id) : OptionalInt.empty();
   }
 
   boolean isHandingOff(String shardId) {

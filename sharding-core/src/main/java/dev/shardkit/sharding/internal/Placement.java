@@ -30,7 +30,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  *
  * <p>It also keeps what placement must remember between decisions: whether every known shard has
  * been placed, which of those placed up front nobody has used since (they may move without a
- * hand-off), and which shards must run for their remembered entities. Owned by the coordinator
+ * hand-off), which of those placed up front had their homes told to every region and were not
+ * seen in use since (they may move by a hand-off that the owner declines if it started the shard),
+ * and which shards must run for their remembered entities. Owned by the coordinator
  * actor; not thread-safe.
  *
  * <p>Internal API: public for the benchmarks module's micro-benchmarks; not for applications, and
@@ -96,6 +98,14 @@ public final class Placement {
   private final Set<String> untouched = new LinkedHashSet<>();
   /** How many regions took shards when the unused ones were last placed; -1 before that. */
   private int regionsAtLastSpread = -1;
+  /**
+   * Shards placed up front whose homes every region was told, and that no region has asked for
+   * since, nor any hand-off moved but one that found them not started: whether their owner started
+   * them only the owner knows. Kept in memory only, like {@link #untouched}.
+   */
+  private final Set<String> told = new LinkedHashSet<>();
+  /** How many regions took shards when the told ones were last spread; -1 before that. */
+  private int regionsAtLastToldSpread = -1;
   /** Shards that must get a home without waiting for a message, for their remembered entities. */
   private final Set<String> toPlace = new LinkedHashSet<>();
 
@@ -141,6 +151,7 @@ public final class Placement {
     allPlaced = true;
     untouched.addAll(toPlace);
     regionsAtLastSpread = v.takingShards().size();
+    regionsAtLastToldSpread = regionsAtLastSpread;
     return events;
   }
 
@@ -218,6 +229,46 @@ public final class Placement {
   }
 
   /**
+   * The told shards ({@link #told}) to move so that every region taking shards holds an even
+   * share of all shards (those in use stay where they are), when the number of those regions
+   * changed since the told ones were last spread (a region joined, or came Up), or an owner
+   * declined a move since ({@link #declined}): a region holding more than its share offers that
+   * many of its told shards, none of them being handed off. Each is to move by a hand-off that the
+   * owner declines if it started the shard, so a region that joins gets its share of the shards
+   * nobody started at once, and no started shard moves for it. Where each goes is the strategy's
+   * choice when its hand-off ends ({@link #afterHandOff}). None if the count is unchanged.
+   */
+  List<String> toldToMove(View v) {
+    Map<ActorRef<Object>, RegionInfo> regions = oldestFirst(v.takingShards());
+    if (told.isEmpty() || regions.size() == regionsAtLastToldSpread) {
+      return List.of();
+    }
+    regionsAtLastToldSpread = regions.size();
+    List<List<String>> held = new ArrayList<>();
+    int total = 0;
+    for (ActorRef<Object> region : regions.keySet()) {
+      List<String> shards = v.state().regions().getOrDefault(region, List.of());
+      held.add(shards);
+      total += shards.size();
+    }
+    // The fullest regions keep the remainder, so that no more shards move than must.
+    held.sort((a, b) -> Integer.compare(b.size(), a.size()));
+    List<String> offered = new ArrayList<>();
+    for (int i = 0; i < held.size(); i++) {
+      int share = total / held.size() + (i < total % held.size() ? 1 : 0);
+      int excess = held.get(i).size() - share;
+      for (Iterator<String> it = held.get(i).iterator(); excess > 0 && it.hasNext(); ) {
+        String shardId = it.next();
+        if (told.contains(shardId) && !v.inHandOff().contains(shardId)) {
+          offered.add(shardId);
+          excess--;
+        }
+      }
+    }
+    return offered;
+  }
+
+  /**
    * Whether the unused shards should be spread again before {@code shardId} is used: it is one of
    * them, and the number of regions taking shards changed since they were last placed, so that
    * the shard starts where it will stay.
@@ -229,6 +280,26 @@ public final class Placement {
   /** A region asked for the shard, or it is being moved: from now on it may be in use. */
   void used(String shardId) {
     untouched.remove(shardId);
+    told.remove(shardId);
+  }
+
+  /**
+   * The owner declined to move the shard, having started it: it is in use, and the told shards
+   * are due to be spread again ({@link #toldToMove}), since the regions' shares were decided
+   * counting it among those that move.
+   */
+  void declined(String shardId) {
+    used(shardId);
+    regionsAtLastToldSpread = -1;
+  }
+
+  /**
+   * Every region is told the homes of these shards placed up front: they are no longer untouched
+   * (a move needs a hand-off), but only their owner knows whether it started them.
+   */
+  void told(Collection<String> shardIds) {
+    untouched.removeAll(shardIds);
+    told.addAll(shardIds);
   }
 
   /** A region was lost: its shards need homes again, so {@link #placeAll} looks again. */
@@ -257,7 +328,7 @@ public final class Placement {
       if (placed != null) {
         // Placed already (perhaps up front, never started): its home starts it if it has not.
         it.remove();
-        untouched.remove(shardId);
+        used(shardId);
         start.add(new ShardHome(shardId, placed, RegisterAck.NO_TERM));
         continue;
       }

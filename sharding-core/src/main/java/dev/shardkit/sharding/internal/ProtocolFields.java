@@ -73,6 +73,8 @@ final class ProtocolFields {
       p = first(id("shard id", m.shardId()), present(m.region(), "region"));
     } else if (message instanceof ShardStopped m) {
       p = first(id("shard id", m.shardId()), present(m.region(), "region"));
+    } else if (message instanceof ShardingProtocol.HandOffDeclined m) {
+      p = first(id("shard id", m.shardId()), present(m.region(), "region"));
     } else if (message instanceof GracefulShutdownReq m) {
       p = present(m.region(), "region");
     } else if (message instanceof DeliveryBatch m) {

@@ -180,6 +180,11 @@ final class RegionRegistration {
     send.accept(coordinatorOrProxy(), new ShardStopped(shardId, self, handOffId));
   }
 
+  /** Tells the coordinator that hand-off {@code handOffId} (one if unstarted) does not move the shard: it runs here. */
+  void handOffDeclined(String shardId, int handOffId) {
+    send.accept(coordinatorOrProxy(), new ShardingProtocol.HandOffDeclined(shardId, self, handOffId));
+  }
+
   private ActorRef<Object> coordinatorOrProxy() {
     return registered() ? coordinator() : proxy;
   }

@@ -5,6 +5,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.ShardingProtocol.HandOffDeclined;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
@@ -40,6 +41,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.Cluster;
+import org.apache.pekko.cluster.ClusterEvent.MemberUp;
+import org.apache.pekko.cluster.typed.Subscribe;
 import org.slf4j.Logger;
 
 /**
@@ -70,6 +73,17 @@ final class ShardCoordinator {
   private record RemovalMarginPassed(ActorRef<Object> region) implements NoSerializationVerificationNeeded {}
 
   private enum RebalanceTick implements NoSerializationVerificationNeeded { INSTANCE }
+
+  /**
+   * A node became Up; {@code rechecks} more looks are left while the cluster state read here does
+   * not show it yet.
+   */
+  private record NodeUp(Address node, int rechecks) implements NoSerializationVerificationNeeded {}
+
+  /** How soon a node's Up event is looked at again while the cluster state read here lags behind it. */
+  private static final Duration MEMBER_UP_RECHECK = Duration.ofMillis(50);
+  /** How many times: a state that lags this long (2 s) is left to the next rebalance round. */
+  private static final int MEMBER_UP_RECHECKS = 40;
 
   /** Asks for a {@link CoordinatorBacklog}. Local only. */
   public record GetBacklog(ActorRef<CoordinatorBacklog> replyTo) implements NoSerializationVerificationNeeded {}
@@ -132,6 +146,8 @@ final class ShardCoordinator {
   private static Behavior<Object> incarnation(CoordinatorSpec spec) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(spec.stashCapacity(), stash -> {
       ShardCoordinator coordinator = new ShardCoordinator(spec, ctx, timers, stash);
+      org.apache.pekko.cluster.typed.Cluster.get(ctx.getSystem()).subscriptions()
+          .tell(Subscribe.create(ctx.getSelf().<MemberUp>narrow(), MemberUp.class));
       ctx.getLog().info("Coordinator of entity type [{}] started on {}; state store: {}; allocation: {}",
           spec.typeName(), coordinator.cluster.selfAddress(), spec.store().describe(), spec.strategy());
       return Behaviors.intercept(() -> new CloseStoreOnStop(spec.store()),
@@ -226,8 +242,11 @@ final class ShardCoordinator {
       @Override
       public void registered(boolean newRegion) {
         if (newRegion) {
-          // A new region usually means shards should move to it: no idle back-off.
-          scheduleRebalance(rounds.moved());
+          // A new region usually means shards should move to it: no idle back-off. Told shards
+          // are offered to it at once, by the next round (once its registration is acknowledged:
+          // it must act on their hand-offs).
+          Duration next = rounds.moved();
+          scheduleRebalance(tellsHomes() ? Duration.ZERO : next);
         }
         placeAll();
         if (newRegion) {
@@ -260,6 +279,14 @@ final class ShardCoordinator {
           onRebalanceTick();
           return Behaviors.same();
         })
+        .onMessage(MemberUp.class, up -> {
+          offerToNodeUp(new NodeUp(up.member().address(), MEMBER_UP_RECHECKS));
+          return Behaviors.same();
+        })
+        .onMessage(NodeUp.class, up -> {
+          offerToNodeUp(up);
+          return Behaviors.same();
+        })
         // Late answers to the announcement, and a settle timeout that fired as the coordinator settled.
         .onMessage(ActorIdentity.class, identity -> Behaviors.same())
         .onMessageEquals(SettleTimeout.INSTANCE, Behaviors::same));
@@ -277,6 +304,7 @@ final class ShardCoordinator {
         })
         .onMessage(CoordinatorHandOffs.Timeout.class, t -> phase.after(() -> handOffDriver.timedOut(t.shardId())))
         .onMessage(ShardStopped.class, stopped -> phase.after(() -> handOffDriver.stopped(stopped)))
+        .onMessage(HandOffDeclined.class, declined -> phase.after(() -> handOffDriver.declined(declined)))
         .onMessage(GracefulShutdownReq.class, r -> phase.after(() -> handOffDriver.shutDown(r.region())))
         .onMessage(GetCurrentRegions.class, g -> {
           g.replyTo().tell(new CurrentRegions(Set.copyOf(writes.stored().regions().keySet())));
@@ -419,8 +447,9 @@ final class ShardCoordinator {
       log.info("Coordinator of [{}]: placing {} shard(s) up front, in one write", typeName, events.size());
       if (tellsHomes()) {
         List<String> placed = events.stream().map(e -> ((ShardHomeAllocated) e).shardId()).toList();
-        // Once regions know these homes, moving a shard needs a hand-off like any shard in use.
-        placed.forEach(placement::used);
+        // Once regions know these homes, moving a shard needs a hand-off, which its owner declines
+        // if it started the shard (see moveUnstarted).
+        placement.told(placed);
         store.persist(events, () -> tellHomes(placed, everyone()));
       } else {
         store.persist(events, () -> { });
@@ -472,6 +501,44 @@ final class ShardCoordinator {
       store.persist(events, () -> { });
     }
     return !events.isEmpty();
+  }
+
+  /**
+   * Offers a region that joined (or came Up) its share of the shards whose homes were told up
+   * front and that may not have started: each gets a hand-off that its owner declines if it started
+   * the shard. They are not limited per round like rebalancing, since a shard nobody started has
+   * nothing to stop; a started one stays. When a round of them ends with some declined, the next
+   * round offers again, counting the started shards where they stay, so that the regions end up
+   * balanced without moving a started shard. True if any hand-off began.
+   */
+  private boolean moveUnstarted() {
+    if (!tellsHomes()) {
+      return false;
+    }
+    List<String> shardIds = placement.toldToMove(view());
+    if (!shardIds.isEmpty()) {
+      log.info("Coordinator of [{}]: offering {} shard(s) whose homes were told up front to the regions that joined; "
+          + "each moves only if its owner has not started it", typeName, shardIds.size());
+      shardIds.forEach(handOffDriver::startIfUnstarted);
+    }
+    return !shardIds.isEmpty();
+  }
+
+  /**
+   * A region registered before its node was Up takes shards only once it is: with told homes, the
+   * next round starts at once, to offer it its share of the told shards before first messages start
+   * them where they are. The cluster state this coordinator reads is updated apart from the event,
+   * so it looks again shortly until that state shows the node Up.
+   */
+  private void offerToNodeUp(NodeUp up) {
+    if (!tellsHomes()) {
+      return;
+    }
+    if (members().isUp(up.node())) {
+      scheduleRebalance(Duration.ZERO);
+    } else if (up.rechecks() > 0) {
+      timers.startSingleTimer(up.node(), new NodeUp(up.node(), up.rechecks() - 1), MEMBER_UP_RECHECK);
+    }
   }
 
   /** Places the shards with remembered entities; their homes hear of it and start them. */
@@ -556,6 +623,11 @@ final class ShardCoordinator {
     placeAll();
     if (writes.busy()) {
       scheduleRebalance(RebalanceRounds.WRITES_IN_FLIGHT);
+      return;
+    }
+    if (moveUnstarted()) {
+      // The round ends with the last of these hand-offs; then rebalancing sees what is left to move.
+      rounds.moved();
       return;
     }
     List<String> moves = placement.rebalance(view());

@@ -27,6 +27,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -327,8 +328,27 @@ final class ShardRegion {
           + deliver.typeName() + "] reached this region");
       return;
     }
+    declineMoveIfUnstarted(deliver.shardId());
     // From a region whose marker has not come yet: it belongs to the incarnation still running.
     handOffs.stillRunning(deliver.shardId()).ifPresentOrElse(shard -> shard.tell(deliver), () -> route(deliver, true));
+  }
+
+  /**
+   * A message from another region for a shard in a move if unstarted: that region sent it before
+   * it stopped routing here, so it must be delivered here, ahead of what that region holds for the
+   * new home. The shard starts here and stays (what this node's callers held for it goes first),
+   * and the coordinator hears that the move is declined. This node's own callers' messages do not
+   * decline it: they are held as in any hand-off and follow the shard to its new home.
+   */
+  private void declineMoveIfUnstarted(String shardId) {
+    OptionalInt declinable = handOffs.declinable(shardId);
+    if (declinable.isPresent()) {
+      handOffs.cancel(shardId);
+      startShard(shardId);
+      reroute(routing.release(shardId));
+      publish();
+      registration.handOffDeclined(shardId, declinable.getAsInt());
+    }
   }
 
   /**
@@ -442,7 +462,14 @@ final class ShardRegion {
         return;
       }
       if (region.equals(self)) {
-        if (!spec.proxyOnly()) {
+        if (spec.proxyOnly()) {
+          return;
+        }
+        if (routing.holds(shardId)) {
+          // Wanted already (say, while it moved here if unstarted): it starts now.
+          startShard(shardId);
+          reroute(routing.release(shardId));
+        } else {
           placedHere.add(shardId);
         }
       } else if (!regions.isDead(region)) {
@@ -520,6 +547,10 @@ final class ShardRegion {
       return;
     }
     String shardId = begin.shardId();
+    if (begin.ifUnstarted() && begin.owner().equals(self) && startedHere(shardId)) {
+      registration.handOffDeclined(shardId, begin.handOffId());
+      return;
+    }
     placedHere.remove(shardId);
     RoutingTable.Home current = routing.table().knownHome(shardId);
     routing.noHome(shardId);
@@ -533,14 +564,23 @@ final class ShardRegion {
         }
       });
     } else if (!handOffs.isHandingOff(shardId)) {
-      handOffs.begin(shardId, begin.handOffId(), current instanceof Local l ? l.shard() : null, begin.regions(), self)
-          .forEach(this::watch);
+      handOffs.begin(shardId, begin.handOffId(), current instanceof Local l ? l.shard() : null, begin.regions(), self,
+          begin.ifUnstarted()).forEach(this::watch);
       quietWaits.runWhenQuiet(() -> spec.handle().shortcutsQuiet(shardId),
           () -> handOffs.ownRouteClosed(shardId, begin.handOffId()).ifPresent(this::perform));
     }
     if (routing.holds(shardId)) {
       registration.askHome(shardId);
     }
+  }
+
+  /**
+   * Whether a move if unstarted must leave the shard here: it runs here, messages for it are held
+   * here (it is wanted), or it is being moved already.
+   */
+  private boolean startedHere(String shardId) {
+    return routing.table().knownHome(shardId) instanceof Local || routing.holds(shardId)
+        || handOffs.isHandingOff(shardId);
   }
 
   private void onHandOffMarker(HandOffMarker marker) {

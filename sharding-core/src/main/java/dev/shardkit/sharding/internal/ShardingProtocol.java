@@ -108,11 +108,25 @@ public sealed interface ShardingProtocol {
    * {@link HandOffMarker} behind whatever it already sent there; {@code regions} is everyone the
    * owner must hear a marker from. {@code handOffId} tells this move's markers from those of an
    * earlier move of the same shard that was given up; {@code term} is the coordinator's.
+   *
+   * <p>With {@code ifUnstarted} (a shard whose home regions were told up front, moving to a region
+   * that joined since) the owner moves the shard only if it never started it: if it runs there, or a
+   * message for it reaches the owner before every marker has, the owner keeps it (starting it for
+   * that message) and answers {@link HandOffDeclined} instead of {@link ShardStopped}. Other
+   * regions act on it as on any hand-off. It has its own manifest, so a shardkit from before it
+   * cannot read it and never moves a running shard for it (the hand-off times out and the shard
+   * stays).
    */
   record BeginHandOff(String shardId, ActorRef<Object> owner, Set<ActorRef<Object>> regions, int handOffId,
-      long term) implements ShardingProtocol {
+      long term, boolean ifUnstarted) implements ShardingProtocol {
     public BeginHandOff {
       regions = Set.copyOf(regions);
+    }
+
+    /** A hand-off that moves the shard whether or not it runs (rebalancing, graceful shutdown). */
+    public BeginHandOff(String shardId, ActorRef<Object> owner, Set<ActorRef<Object>> regions, int handOffId,
+        long term) {
+      this(shardId, owner, regions, handOffId, term, false);
     }
   }
 
@@ -124,6 +138,12 @@ public sealed interface ShardingProtocol {
 
   /** Owner → coordinator: the shard and all its entities have stopped (for that move). */
   record ShardStopped(String shardId, ActorRef<Object> region, int handOffId) implements ShardingProtocol {}
+
+  /**
+   * Owner → coordinator: the shard of hand-off {@code handOffId} (one {@code ifUnstarted}) runs in
+   * {@code region}, so it stays there; the coordinator tells every region its home again.
+   */
+  record HandOffDeclined(String shardId, ActorRef<Object> region, int handOffId) implements ShardingProtocol {}
 
   /** Region → coordinator: move all my shards away, I am shutting down. */
   record GracefulShutdownReq(ActorRef<Object> region) implements ShardingProtocol {}

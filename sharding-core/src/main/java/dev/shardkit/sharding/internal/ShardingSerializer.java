@@ -7,6 +7,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
+import dev.shardkit.sharding.internal.ShardingProtocol.HandOffDeclined;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
@@ -90,6 +91,8 @@ import scala.util.Try;
  *   <tr><td>{@code BH}</td><td>BeginHandOff</td><td>str shardId, ref owner, uvarint n, n &times; &sect;(ref region), svarint handOffId, uvarlong term*</td></tr>
  *   <tr><td>{@code HM}</td><td>HandOffMarker</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code SS}</td><td>ShardStopped</td><td>str shardId, ref region, svarint handOffId</td></tr>
+ *   <tr><td>{@code BU}</td><td>BeginHandOff if unstarted</td><td>as {@code BH}</td></tr>
+ *   <tr><td>{@code HD}</td><td>HandOffDeclined</td><td>str shardId, ref region, svarint handOffId</td></tr>
  *   <tr><td>{@code GD}</td><td>GracefulShutdownReq</td><td>ref region</td></tr>
  *   <tr><td>{@code DB}</td><td>DeliveryBatch</td><td>ref link, uvarlong seq, uvarint n, n &times; item</td></tr>
  *   <tr><td>{@code DA}</td><td>DeliveryAck</td><td>uvarlong seq, byte resend (0 or 1), byte flags* (bit 0: reads
@@ -177,6 +180,9 @@ public final class ShardingSerializer extends ShardkitSerializer {
   static final String BEGIN_HAND_OFF = "BH";
   static final String HAND_OFF_MARKER = "HM";
   static final String SHARD_STOPPED = "SS";
+  /** A BeginHandOff if unstarted: a manifest of its own, so that a reader from before it never reads a plain one. */
+  static final String BEGIN_HAND_OFF_IF_UNSTARTED = "BU";
+  static final String HAND_OFF_DECLINED = "HD";
   static final String GRACEFUL_SHUTDOWN = "GD";
   static final String DELIVERY_BATCH = "DB";
   static final String DELIVERY_ACK = "DA";
@@ -245,12 +251,14 @@ public final class ShardingSerializer extends ShardkitSerializer {
       return REGION_STATS + FORMAT;
     } else if (o instanceof Passivate) {
       return PASSIVATE + FORMAT;
-    } else if (o instanceof BeginHandOff) {
-      return BEGIN_HAND_OFF + FORMAT;
+    } else if (o instanceof BeginHandOff b) {
+      return (b.ifUnstarted() ? BEGIN_HAND_OFF_IF_UNSTARTED : BEGIN_HAND_OFF) + FORMAT;
     } else if (o instanceof HandOffMarker) {
       return HAND_OFF_MARKER + FORMAT;
     } else if (o instanceof ShardStopped) {
       return SHARD_STOPPED + FORMAT;
+    } else if (o instanceof HandOffDeclined) {
+      return HAND_OFF_DECLINED + FORMAT;
     } else if (o instanceof GracefulShutdownReq) {
       return GRACEFUL_SHUTDOWN + FORMAT;
     } else if (o instanceof DeliveryBatch) {
@@ -332,6 +340,8 @@ public final class ShardingSerializer extends ShardkitSerializer {
     } else if (o instanceof HandOffMarker m) {
       return shardRefAndMove(m.shardId(), m.region(), m.handOffId());
     } else if (o instanceof ShardStopped m) {
+      return shardRefAndMove(m.shardId(), m.region(), m.handOffId());
+    } else if (o instanceof HandOffDeclined m) {
       return shardRefAndMove(m.shardId(), m.region(), m.handOffId());
     } else if (o instanceof BeginHandOff m) {
       BinaryWriter w = new BinaryWriter(80 + 64 * m.regions().size());
@@ -470,10 +480,14 @@ public final class ShardingSerializer extends ShardkitSerializer {
           return new HandOffMarker(r.readString(), readRef(r), r.readVarInt());
         case SHARD_STOPPED:
           return new ShardStopped(r.readString(), readRef(r), r.readVarInt());
-        case BEGIN_HAND_OFF: {
+        case HAND_OFF_DECLINED:
+          return new HandOffDeclined(r.readString(), readRef(r), r.readVarInt());
+        case BEGIN_HAND_OFF:
+        case BEGIN_HAND_OFF_IF_UNSTARTED: {
           String shardId = r.readString();
           ActorRef<Object> owner = readRef(r);
-          return new BeginHandOff(shardId, owner, readRefs(r, v), r.readVarInt(), readTerm(r));
+          return new BeginHandOff(shardId, owner, readRefs(r, v), r.readVarInt(), readTerm(r),
+              m.code().equals(BEGIN_HAND_OFF_IF_UNSTARTED));
         }
         case CURRENT_REGIONS:
           return new CurrentRegions(readRefs(r, v));
@@ -736,7 +750,7 @@ public final class ShardingSerializer extends ShardkitSerializer {
     return w.toByteArray();
   }
 
-  /** The fields HandOffMarker and ShardStopped have in common. */
+  /** The fields HandOffMarker, ShardStopped and HandOffDeclined have in common. */
   private void writeShardRefAndMove(BinaryWriter w, String shardId, ActorRef<?> ref, int handOffId) {
     w.writeString(shardId);
     writeRef(w, ref);

@@ -51,6 +51,30 @@ class HandOffTrackerTest {
   }
 
   @Test
+  void onlyTheOwnerOfAHandOffIfUnstartedInProgressCanDeclineIt() {
+    HandOffTracker t = tracker();
+    int plain = t.start("a", r(1));
+    assertFalse(t.acceptsDecline("a", r(1), plain), "a plain hand-off moves the shard, started or not");
+    int ifUnstarted = t.startIfUnstarted("b", r(1));
+    assertTrue(t.isIfUnstarted("b"));
+    assertFalse(t.isIfUnstarted("a"));
+    assertFalse(t.acceptsDecline("b", r(2), ifUnstarted), "another region");
+    assertFalse(t.acceptsDecline("b", r(1), ifUnstarted + 1), "another hand-off of the shard");
+    assertTrue(t.acceptsDecline("b", r(1), ifUnstarted));
+    assertTrue(t.accepts("b", r(1), ifUnstarted, r(1)), "it may end by its shard stopping as well");
+    t.ended("b");
+    assertFalse(t.acceptsDecline("b", r(1), ifUnstarted), "over");
+    assertFalse(t.isIfUnstarted("b"));
+    int again = t.start("b", r(1));
+    assertFalse(t.isIfUnstarted("b"), "the next hand-off of the shard is a plain one");
+    assertFalse(t.acceptsDecline("b", r(1), again));
+    t.giveUp("b");
+    t.startIfUnstarted("c", r(1));
+    t.giveUp("c");
+    assertFalse(t.isIfUnstarted("c"), "given up");
+  }
+
+  @Test
   void aHandOffInheritedFromAPreviousCoordinatorEndsWhereTheShardLives() {
     HandOffTracker t = tracker();
     // The previous coordinator's id is unknown here: any id not given up is accepted.

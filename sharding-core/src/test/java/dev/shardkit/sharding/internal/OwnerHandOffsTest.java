@@ -11,6 +11,7 @@ import dev.shardkit.sharding.internal.OwnerHandOffs.StopShard;
 import dev.shardkit.sharding.internal.OwnerHandOffs.Stopped;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +66,25 @@ class OwnerHandOffsTest {
     handOffs.ownRouteClosed("s1", 2);
     assertEquals(Optional.of(new Stopped<>("s1", 2)), handOffs.marker("s1", 2, "r1"));
     assertTrue(handOffs.isEmpty());
+  }
+
+  @Test
+  void aMoveIfUnstartedCompletesWithoutAShardOrIsDeclinableUntilThen() {
+    assertThrows(IllegalArgumentException.class,
+        () -> handOffs.begin("s0", 1, "shard-s0", Set.of("r1"), SELF, true), "a running shard is declined at once");
+    assertFalse(handOffs.isHandingOff("s0"));
+    handOffs.begin("s1", 3, null, Set.of("r1"), SELF, true);
+    handOffs.begin("s2", 4, null, Set.of("r1"), SELF);
+    assertEquals(OptionalInt.of(3), handOffs.declinable("s1"));
+    assertEquals(OptionalInt.empty(), handOffs.declinable("s2"), "a plain move is never declined");
+    handOffs.cancel("s1");
+    assertEquals(OptionalInt.empty(), handOffs.declinable("s1"), "declined once");
+    assertEquals(Optional.empty(), handOffs.marker("s1", 3, "r1"), "a late marker of the declined move counts for nothing");
+
+    handOffs.begin("s3", 5, null, Set.of("r1"), SELF, true);
+    handOffs.ownRouteClosed("s3", 5);
+    assertEquals(Optional.of(new Stopped<>("s3", 5)), handOffs.marker("s3", 5, "r1"), "nothing ran: nothing to stop");
+    assertEquals(OptionalInt.empty(), handOffs.declinable("s3"), "completed: no longer declinable");
   }
 
   @Test

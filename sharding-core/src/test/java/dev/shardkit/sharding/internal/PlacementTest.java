@@ -132,6 +132,31 @@ class PlacementTest {
   }
 
   @Test
+  void toldShardsNotSeenInUseAreOfferedToAJoiningRegionOnceAndThoseInUseAreNot() {
+    Placement p = placement(100);
+    List<CoordinatorEvent> placed = p.placeAll(view(registered(r(1)), up(1)));
+    CoordinatorState state = applied(registered(r(1)), placed);
+    p.told(placed.stream().map(e -> ((ShardHomeAllocated) e).shardId()).toList());
+    assertTrue(p.toldToMove(view(state, up(1))).isEmpty(), "no region joined since they were placed");
+    p.used("7");
+    state = state.applied(new RegionRegistered(r(2)));
+    Placement.View two = view(state, up(2));
+    assertTrue(p.spreadUntouched(two).isEmpty(), "told homes never move without a hand-off");
+
+    List<String> offered = p.toldToMove(two);
+    assertEquals(50, offered.size(), "the joining region's share: " + offered);
+    assertFalse(offered.contains("7"), "a shard a region asked for may run: it is only rebalanced");
+    offered.forEach(id -> assertEquals(r(1), two.state().shards().get(id), id + " moves away from the first region"));
+    assertTrue(p.toldToMove(two).isEmpty(), "offered once per change of the regions taking shards");
+    p.declined(offered.get(0));
+    List<String> again = p.toldToMove(two);
+    assertFalse(again.isEmpty(), "a declined move makes the others due again");
+    assertFalse(again.contains(offered.get(0)), "the declined shard runs: it is not offered again");
+    assertEquals(66, p.toldToMove(view(state.applied(new RegionRegistered(r(3))), up(3))).size(),
+        "with all 100 still on the first region, two thirds leave it for the second and third");
+  }
+
+  @Test
   void aLostRegionsShardsArePlacedAgainSkippingThoseInHandOff() {
     Placement p = placement(4);
     CoordinatorState state = registered(r(1), r(2));

@@ -160,6 +160,8 @@ class ShardingSerializerTest {
         new BeginHandOff("12", regionRef, Set.of(regionRef, remoteRef), -123_456_789, 9),
         new ShardingProtocol.HandOffMarker("12", remoteRef, Integer.MIN_VALUE),
         new ShardingProtocol.ShardStopped("12", regionRef, Integer.MAX_VALUE),
+        new BeginHandOff("12", regionRef, Set.of(regionRef, remoteRef), 77, 9, true),
+        new ShardingProtocol.HandOffDeclined("12", regionRef, Integer.MIN_VALUE),
         new ShardingProtocol.GracefulShutdownReq(regionRef),
         new ShardingProtocol.DeliveryBatch(regionRef, 1L << 40, List.of(
             new Deliver("Counter", "12", "id-1", "hello"),
@@ -288,6 +290,7 @@ class ShardingSerializerTest {
     cases.put(new ShardingProtocol.HandOffMarker("", regionRef, 1), "HandOffMarker: the shard id is empty");
     cases.put(new ShardingProtocol.ShardRefused("1", ""), "ShardRefused: the required field [reason] is empty");
     cases.put(new Passivate(null), "Passivate: the required field [entity] is null");
+    cases.put(new ShardingProtocol.HandOffDeclined("", regionRef, 1), "HandOffDeclined: the shard id is empty");
     cases.put(new ShardHomes(Map.of("1", regionRef, "", regionRef), 1), "ShardHomes: the shard id is empty");
     Map<String, ActorRef<Object>> nullHome = new HashMap<>();
     nullHome.put("1", null);
@@ -319,6 +322,17 @@ class ShardingSerializerTest {
     emptyRegion.writeString("7");
     emptyRegion.writeString("");
     assertRefused(s, emptyRegion.toByteArray(), "H1", "ShardHome: the required field [region] is null");
+    BinaryWriter declinedByNobody = new BinaryWriter(64);
+    declinedByNobody.writeString("7");
+    declinedByNobody.writeString(null);
+    declinedByNobody.writeVarInt(3);
+    assertRefused(s, declinedByNobody.toByteArray(), "HD1", "HandOffDeclined: the required field [region] is null");
+    BinaryWriter unstartedWithoutShard = new BinaryWriter(64);
+    unstartedWithoutShard.writeString("");
+    unstartedWithoutShard.writeString(region);
+    unstartedWithoutShard.writeVarUInt(0);
+    unstartedWithoutShard.writeVarInt(3);
+    assertRefused(s, unstartedWithoutShard.toByteArray(), "BU1", "BeginHandOff: the shard id is empty");
     BinaryWriter noEntity = new BinaryWriter(64);
     noEntity.writeString("Counter");
     noEntity.writeString("12");

@@ -15,6 +15,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.ShardingProtocol.HandOffDeclined;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
 import dev.shardkit.sharding.internal.ShardingProtocol.Register;
@@ -134,6 +135,8 @@ public final class WireGolden {
             Long.MAX_VALUE)),
         new Sample("HandOffMarker", new HandOffMarker("12", region2, 7)),
         new Sample("ShardStopped", new ShardStopped("12", region1, Integer.MIN_VALUE)),
+        new Sample("BeginHandOffIfUnstarted", new BeginHandOff("12", region1, Set.of(region1), 42, 9, true)),
+        new Sample("HandOffDeclined", new HandOffDeclined("12", region1, -42)),
         new Sample("GracefulShutdownReq", new GracefulShutdownReq(region2)),
         // Compact items: the third shares the first's type, the fourth its serializer and manifest too,
         // the fifth only the serializer and manifest.

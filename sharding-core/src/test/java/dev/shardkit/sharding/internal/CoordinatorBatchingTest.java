@@ -105,13 +105,6 @@ class CoordinatorBatchingTest {
     assertTrue(told.homes().values().stream().allMatch(region.ref()::equals));
     region.expectNoMessage(Duration.ofMillis(300));
 
-    // A region that registers later hears every stored home right behind its acknowledgement.
-    TestProbe<Object> later = refs.testKit().createTestProbe(Object.class);
-    coordinator.tell(new Register(later.ref(), Set.of()));
-    store.next().done().complete(null);
-    assertEquals(new RegisterAck(coordinator, 1), later.receiveMessage());
-    assertEquals(new ShardHomes(told.homes(), 1), later.receiveMessage());
-
     coordinator.tell(new GetShardHome("42", region.ref()));
     assertEquals(new ShardHome("42", region.ref(), 1), region.receiveMessage());
     assertTrue(store.writes.isEmpty(), "a placed shard's home is answered without a write");
@@ -121,6 +114,15 @@ class CoordinatorBatchingTest {
     assertEquals("extra", refused.shardId());
     assertTrue(refused.reason().contains("[up-front]") && refused.reason().contains("0 to 99"), refused.reason());
     assertTrue(store.writes.isEmpty(), "nothing is stored for a refused shard");
+
+    // A region that registers later hears every stored home right behind its acknowledgement.
+    // (Its share of the shards nobody started is offered to it next, by hand-offs if unstarted:
+    // ToldHomesJoinTest and the Placement tests cover that; this test asks nothing after it.)
+    TestProbe<Object> later = refs.testKit().createTestProbe(Object.class);
+    coordinator.tell(new Register(later.ref(), Set.of()));
+    store.next().done().complete(null);
+    assertEquals(new RegisterAck(coordinator, 1), later.receiveMessage());
+    assertEquals(new ShardHomes(told.homes(), 1), later.receiveMessage());
   }
 
   @Test

@@ -31,6 +31,17 @@ class TargetsTest {
   }
 
   @Test
+  void theFirstMessageTargetJudgesTheDefaultsNotTheRowsWithHomesAskedFor() {
+    String figure = "first message to a never-used shard, p50 and p99, both store modes";
+    Row askedFor = Row.compare("First message to a new shard, ddata", "p50 latency, homes asked for", "ms", 1,
+        Row.Better.LOWER, Map.of(1, 3.0), Map.of(1, 4.0), Double.NaN);
+    List<Row> rows = List.of(firstMessage("ddata", "p50", 1, 4), firstMessage("ddata", "p99", 1, 4), askedFor);
+    Targets.Outcome o = outcome(rows, List.of(), figure);
+    assertEquals(Row.Verdict.MET, o.verdict(), o.toString());
+    assertTrue(!o.measured().contains("0.75×"), "the other setting's row is not judged: " + o.measured());
+  }
+
+  @Test
   void latencyAgainstPekkoWhileShardsMoveIsJudgedOnTheMovingShardsMessagesOfJoinAndLeave() {
     String figure = "p99 of messages to a moving shard, shardkit / Pekko (join and leave)";
     Row windowJoin = Row.compare("Latency while shards move", "p99 during a join", "ms", 1, Row.Better.LOWER,

@@ -291,12 +291,17 @@ class PostgresStoreTest {
 
       // The previous coordinator's write lands after its successor loaded. Its journal has not
       // seen the take-over, so the first attempt collides with it; the retry (on a journal that
-      // has replayed it) is refused for good, which makes the coordinator load again.
-      ShardHomeAllocated late = new ShardHomeAllocated("1", r0);
-      CoordinatorState lateState = registered.applied(late);
-      Throwable refused = failureOf(previous.store(List.of(late), lateState));
+      // has replayed it) is refused for good, which makes the coordinator load again. It is a
+      // write of many events (one batch row), fenced like a single one.
+      List<CoordinatorEvent> late = new ArrayList<>();
+      CoordinatorState lateState = registered;
+      for (int i = 0; i < CoordinatorJournal.BATCH_FROM; i++) {
+        late.add(new ShardHomeAllocated("late-" + i, r0));
+        lateState = lateState.applied(late.get(i));
+      }
+      Throwable refused = failureOf(previous.store(late, lateState));
       if (!(refused instanceof CoordinatorStateSupersededException)) {
-        refused = failureOf(previous.store(List.of(late), lateState));
+        refused = failureOf(previous.store(late, lateState));
       }
       assertInstanceOf(CoordinatorStateSupersededException.class, refused, fullText(refused));
       assertTrue(refused.getMessage().contains("took over at term " + taken.term()), refused.getMessage());

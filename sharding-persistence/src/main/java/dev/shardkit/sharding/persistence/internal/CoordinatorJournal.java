@@ -26,7 +26,9 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * One entity type's coordinator state, event-sourced: the events the coordinator stores, with a
  * snapshot of the whole state every {@code snapshot-after} events and older events and snapshots
  * deleted. Its state mirrors the coordinator's, which lets it recognise an event it already has
- * (written, confirmation lost, written again) and acknowledge it without a second write.
+ * (written, confirmation lost, written again) and acknowledge it without a second write. A write
+ * of {@link #BATCH_FROM} or more events is one journal row ({@link CoordinatorEventsBatch}), which
+ * replay applies event by event, as if they had been written one by one.
  *
  * <p><b>Terms.</b> A coordinator loads with {@link TakeOver}, which writes a
  * {@link CoordinatorTakeOver} event: its sequence number is the coordinator's term. Every write

@@ -27,7 +27,8 @@ public record LastCoordinatorWrite(long sequenceNr, Optional<Instant> writtenAt,
    * One event of the coordinator's persistence id as the read journal gives it.
    *
    * @param timestamp the journal's write time in epoch milliseconds, 0 if it keeps none
-   * @param event the stored payload ({@link StoredEvent} for every event a coordinator writes)
+   * @param event the stored payload ({@link StoredEvent}, or {@link StoredEventsBatch} for a write of many
+   *     events)
    */
   public record Written(long sequenceNr, long timestamp, Object event) {}
 

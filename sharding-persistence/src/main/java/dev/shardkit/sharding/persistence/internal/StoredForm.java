@@ -11,6 +11,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -46,20 +47,61 @@ public final class StoredForm {
   /** @throws IllegalArgumentException if the event's shard id is invalid ({@link ShardIds}) */
   public StoredEvent toStored(CoordinatorEvent event) {
     ShardIds.requireIn(List.of(event), WHO);
-    if (event instanceof RegionRegistered e) {
-      return new StoredEvent(Kind.REGION_REGISTERED, ref(e.region()), null);
-    } else if (event instanceof ProxyRegistered e) {
-      return new StoredEvent(Kind.PROXY_REGISTERED, ref(e.proxy()), null);
-    } else if (event instanceof RegionTerminated e) {
-      return new StoredEvent(Kind.REGION_TERMINATED, ref(e.region()), null);
-    } else if (event instanceof ProxyTerminated e) {
-      return new StoredEvent(Kind.PROXY_TERMINATED, ref(e.proxy()), null);
-    } else if (event instanceof ShardHomeAllocated e) {
-      return new StoredEvent(Kind.SHARD_HOME_ALLOCATED, ref(e.region()), e.shardId());
-    } else if (event instanceof ShardHomeDeallocated e) {
-      return new StoredEvent(Kind.SHARD_HOME_DEALLOCATED, null, e.shardId());
+    ActorRef<?> ref = refOf(event);
+    return new StoredEvent(kindOf(event), ref == null ? null : ref(ref), shardIdOf(event));
+  }
+
+  private static Kind kindOf(CoordinatorEvent event) {
+    if (event instanceof RegionRegistered) {
+      return Kind.REGION_REGISTERED;
+    } else if (event instanceof ProxyRegistered) {
+      return Kind.PROXY_REGISTERED;
+    } else if (event instanceof RegionTerminated) {
+      return Kind.REGION_TERMINATED;
+    } else if (event instanceof ProxyTerminated) {
+      return Kind.PROXY_TERMINATED;
+    } else if (event instanceof ShardHomeAllocated) {
+      return Kind.SHARD_HOME_ALLOCATED;
+    } else if (event instanceof ShardHomeDeallocated) {
+      return Kind.SHARD_HOME_DEALLOCATED;
     }
     throw new IllegalArgumentException("Unknown coordinator event " + event);
+  }
+
+  /** The region or proxy the event names; null for a deallocation. */
+  private static ActorRef<?> refOf(CoordinatorEvent event) {
+    if (event instanceof RegionRegistered e) {
+      return e.region();
+    } else if (event instanceof ProxyRegistered e) {
+      return e.proxy();
+    } else if (event instanceof RegionTerminated e) {
+      return e.region();
+    } else if (event instanceof ProxyTerminated e) {
+      return e.proxy();
+    } else if (event instanceof ShardHomeAllocated e) {
+      return e.region();
+    }
+    return null;
+  }
+
+  private static String shardIdOf(CoordinatorEvent event) {
+    if (event instanceof ShardHomeAllocated e) {
+      return e.shardId();
+    }
+    return event instanceof ShardHomeDeallocated e ? e.shardId() : null;
+  }
+
+  /** The event of a kind that changes the state; {@code ref} and {@code shardId} as the kind needs. */
+  private static CoordinatorEvent eventOf(Kind kind, ActorRef<Object> ref, String shardId) {
+    return switch (kind) {
+      case REGION_REGISTERED -> new RegionRegistered(ref);
+      case PROXY_REGISTERED -> new ProxyRegistered(ref);
+      case REGION_TERMINATED -> new RegionTerminated(ref);
+      case PROXY_TERMINATED -> new ProxyTerminated(ref);
+      case SHARD_HOME_ALLOCATED -> new ShardHomeAllocated(shardId, ref);
+      case SHARD_HOME_DEALLOCATED -> new ShardHomeDeallocated(shardId);
+      case TAKEN_OVER, KEPT_ALIVE -> throw new IllegalStateException(kind + " is not a change of the coordinator state");
+    };
   }
 
   /** @throws IllegalStateException if the stored event lacks a field its kind needs */
@@ -79,6 +121,116 @@ public final class StoredForm {
       case KEPT_ALIVE -> throw new IllegalStateException("Stored event " + stored + " is a coordinator's keep-alive, "
           + "not a change of the coordinator state");
     };
+  }
+
+  /**
+   * The stored form of one write of many events, as one record.
+   *
+   * @throws IllegalArgumentException if {@code events} is empty or an event's shard id is invalid
+   *     ({@link ShardIds})
+   */
+  public StoredEventsBatch toStored(List<CoordinatorEvent> events) {
+    if (events.isEmpty()) {
+      throw new IllegalArgumentException("A coordinator events batch needs at least one event");
+    }
+    ShardIds.requireIn(events, WHO);
+    Map<ActorRef<?>, Integer> refIndex = new HashMap<>();
+    List<String> refs = new ArrayList<>();
+    List<StoredEventsBatch.KindRun> kinds = new ArrayList<>();
+    List<Integer> refIndexes = new ArrayList<>(events.size());
+    List<String> shardIds = new ArrayList<>(events.size());
+    Kind runKind = null;
+    int runCount = 0;
+    for (CoordinatorEvent event : events) {
+      Kind kind = kindOf(event);
+      if (kind != runKind && runKind != null) {
+        kinds.add(new StoredEventsBatch.KindRun(runKind, runCount));
+        runCount = 0;
+      }
+      runKind = kind;
+      runCount++;
+      ActorRef<?> ref = refOf(event);
+      if (ref != null) {
+        refIndexes.add(refIndex.computeIfAbsent(ref, r -> {
+          refs.add(ref(r));
+          return refs.size() - 1;
+        }));
+      }
+      String shardId = shardIdOf(event);
+      if (shardId != null) {
+        shardIds.add(shardId);
+      }
+    }
+    kinds.add(new StoredEventsBatch.KindRun(runKind, runCount));
+    return new StoredEventsBatch(refs, kinds, refIndexes, shardIds);
+  }
+
+  /**
+   * The events of a stored batch, in order. An event with an invalid shard id, which only an
+   * edited journal can hold, is logged as an error naming it and left out, like such a single
+   * stored event.
+   *
+   * @throws IllegalStateException if the batch is incomplete or inconsistent (a missing list, a
+   *     reference index out of range, fewer references or shard ids than its kinds need, or more)
+   */
+  public List<CoordinatorEvent> fromStored(StoredEventsBatch stored) {
+    if (stored.refs() == null || stored.kinds() == null || stored.refIndexes() == null
+        || stored.shardIds() == null) {
+      throw new IllegalStateException("Stored coordinator events batch lacks its refs, kinds, refIndexes or "
+          + "shardIds: " + brief(stored));
+    }
+    List<ActorRef<Object>> refs = new ArrayList<>(stored.refs().size());
+    for (String r : stored.refs()) {
+      refs.add(resolve(r, "events batch"));
+    }
+    List<CoordinatorEvent> events = new ArrayList<>(stored.shardIds().size());
+    int nextRef = 0;
+    int nextShard = 0;
+    for (StoredEventsBatch.KindRun run : stored.kinds()) {
+      if (run == null || run.kind() == null || run.count() < 1 || !changesState(run.kind())) {
+        throw new IllegalStateException("Stored coordinator events batch has a run of kinds that is not one of "
+            + "coordinator events: " + run);
+      }
+      for (int i = 0; i < run.count(); i++) {
+        ActorRef<Object> ref = null;
+        if (StoredEventsBatch.hasRef(run.kind())) {
+          int index = nextRef < stored.refIndexes().size() ? stored.refIndexes().get(nextRef++) : -1;
+          if (index < 0 || index >= refs.size()) {
+            throw new IllegalStateException("Stored coordinator events batch lacks a valid reference for its "
+                + nextRef + "th referring event (" + run.kind() + "): " + brief(stored));
+          }
+          ref = refs.get(index);
+        }
+        String shardId = null;
+        if (StoredEventsBatch.hasShardId(run.kind())) {
+          if (nextShard >= stored.shardIds().size()) {
+            throw new IllegalStateException("Stored coordinator events batch has fewer shard ids than its "
+                + "kinds need: " + brief(stored));
+          }
+          shardId = stored.shardIds().get(nextShard++);
+          if (!ShardIds.isValid(shardId)) {
+            skipped("batched event (" + run.kind() + ")", shardId);
+            continue;
+          }
+        }
+        events.add(eventOf(run.kind(), ref, shardId));
+      }
+    }
+    if (nextRef != stored.refIndexes().size() || nextShard != stored.shardIds().size()) {
+      throw new IllegalStateException("Stored coordinator events batch has more references or shard ids than "
+          + "its kinds use: " + brief(stored));
+    }
+    return events;
+  }
+
+  private static String brief(StoredEventsBatch stored) {
+    return "kinds " + stored.kinds() + ", " + (stored.refs() == null ? "no" : stored.refs().size()) + " refs, "
+        + (stored.refIndexes() == null ? "no" : stored.refIndexes().size()) + " refIndexes, "
+        + (stored.shardIds() == null ? "no" : stored.shardIds().size()) + " shardIds";
+  }
+
+  private static boolean changesState(Kind kind) {
+    return kind != Kind.TAKEN_OVER && kind != Kind.KEPT_ALIVE;
   }
 
   /** @throws IllegalArgumentException if a shard id of the state is invalid ({@link ShardIds}) */

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.pekko.serialization.jackson.JacksonMigration;
 
 /**
- * The schema version of every {@link StoredRecord} ({@link StoredEvent}, {@link StoredSnapshot},
- * {@link StoredEntitiesChange}, {@link StoredEntitiesSnapshot}): Pekko's Jackson serializer writes
+ * The schema version of every {@link StoredRecord} ({@link StoredEvent}, {@link StoredEventsBatch},
+ * {@link StoredSnapshot}, {@link StoredEntitiesChange}, {@link StoredEntitiesSnapshot}): Pekko's Jackson serializer writes
  * it into each record's manifest ({@code ...StoredEvent#1}). A later version that changes
  * the stored form raises {@link #CURRENT} and migrates older records here. A record written by a
  * newer version is refused with an error that says so, rather than read wrongly.
@@ -14,7 +14,8 @@ public final class StoredRecordVersion extends JacksonMigration {
   /**
    * The version this code writes. 1 is the first. 2 added the coordinator's take-over event
    * ({@link StoredEvent.Kind#TAKEN_OVER}) and the term in coordinator snapshots; a record of
-   * version 1 reads unchanged (a snapshot without a term has term 0).
+   * version 1 reads unchanged (a snapshot without a term has term 0). {@link StoredEventsBatch}
+   * was added while version 2 was unreleased, so no version-2 reader lacks it.
    */
   public static final int CURRENT = 2;
 

@@ -11,8 +11,8 @@ import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
  * Golden samples of what the persistence stores write to the journal and the snapshot store:
- * every kind of coordinator event, a coordinator snapshot, and the remembered-entities event and
- * snapshot, as Pekko's {@code jackson-json} serializer writes them (JSON, with the schema version
+ * every kind of coordinator event, a batch of them, a coordinator snapshot, and the
+ * remembered-entities event and snapshot, as Pekko's {@code jackson-json} serializer writes them (JSON, with the schema version
  * {@link StoredRecordVersion#CURRENT} in the manifest), under
  * {@code golden/persistence/v<schema version>/}. {@link PersistenceGoldenTest} reads every version
  * back; {@link #main} writes the current version's directory (see {@link GoldenFiles}):
@@ -61,6 +61,11 @@ public final class PersistenceGolden {
             List.of(new StoredSnapshot.Region(R1, List.of("5"))), List.of(), (1L << 40) + 7)),
         new Sample("snapshot-with-term-node.json", new StoredSnapshot(
             List.of(new StoredSnapshot.Region(R1, List.of("5"))), List.of(), 9L, NODE)),
+        new Sample("events-batch.json", new StoredEventsBatch(List.of(R1, R2),
+            List.of(new StoredEventsBatch.KindRun(Kind.SHARD_HOME_ALLOCATED, 3),
+                new StoredEventsBatch.KindRun(Kind.SHARD_HOME_DEALLOCATED, 1),
+                new StoredEventsBatch.KindRun(Kind.REGION_TERMINATED, 1)),
+            List.of(0, 1, 0, 1), List.of("1", "ünï-17", "3", "1"))),
         new Sample("entities-change.json", new StoredEntitiesChange(List.of("a", "id-ü"), List.of("b"))),
         new Sample("entities-snapshot.json", new StoredEntitiesSnapshot(List.of("a", "c", "id-ü"))));
   }

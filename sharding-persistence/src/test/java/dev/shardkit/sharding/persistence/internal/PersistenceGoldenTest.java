@@ -66,6 +66,8 @@ class PersistenceGoldenTest {
         if (read instanceof StoredEvent event && event.kind() != StoredEvent.Kind.TAKEN_OVER
             && event.kind() != StoredEvent.Kind.KEPT_ALIVE) {
           assertEquals(event, form.toStored(form.fromStored(event)), where);
+        } else if (read instanceof StoredEventsBatch batch) {
+          assertEquals(batch, form.toStored(form.fromStored(batch)), where);
         } else if (read instanceof StoredSnapshot snapshot) {
           CoordinatorState state = form.fromStored(snapshot);
           StoredSnapshot again = form.toStored(state);

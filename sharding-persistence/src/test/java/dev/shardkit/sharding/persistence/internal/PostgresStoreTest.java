@@ -291,12 +291,17 @@ class PostgresStoreTest {
 
       // The previous coordinator's write lands after its successor loaded. Its journal has not
       // seen the take-over, so the first attempt collides with it; the retry (on a journal that
-      // has replayed it) is refused for good, which makes the coordinator load again.
-      ShardHomeAllocated late = new ShardHomeAllocated("1", r0);
-      CoordinatorState lateState = registered.applied(late);
-      Throwable refused = failureOf(previous.store(List.of(late), lateState));
+      // has replayed it) is refused for good, which makes the coordinator load again. It is a
+      // write of many events (one batch row), fenced like a single one.
+      List<CoordinatorEvent> late = new ArrayList<>();
+      CoordinatorState lateState = registered;
+      for (int i = 0; i < CoordinatorJournal.BATCH_FROM; i++) {
+        late.add(new ShardHomeAllocated("late-" + i, r0));
+        lateState = lateState.applied(late.get(i));
+      }
+      Throwable refused = failureOf(previous.store(late, lateState));
       if (!(refused instanceof CoordinatorStateSupersededException)) {
-        refused = failureOf(previous.store(List.of(late), lateState));
+        refused = failureOf(previous.store(late, lateState));
       }
       assertInstanceOf(CoordinatorStateSupersededException.class, refused, fullText(refused));
       assertTrue(refused.getMessage().contains("took over at term " + taken.term()), refused.getMessage());
@@ -379,7 +384,7 @@ class PostgresStoreTest {
         placed = placed.applied(e);
       }
       await(store.store(placement, placed));
-      assertEquals(302, eventRows(pid));
+      assertEquals(3, eventRows(pid), "two registrations and the placement as one row");
       assertEquals(placed, await(store.load()).state());
 
       // The confirmation of the placement was lost; the coordinator writes it again together with
@@ -387,10 +392,76 @@ class PostgresStoreTest {
       List<CoordinatorEvent> retry = new ArrayList<>(placement);
       retry.add(new ShardHomeAllocated("extra", r1));
       await(store.store(retry, placed.applied(new ShardHomeAllocated("extra", r1))));
-      assertEquals(304, eventRows(pid), "the placement is in the journal once (beside the load's take-over)");
+      assertEquals(5, eventRows(pid), "the placement is in the journal once (beside the load's take-over and the "
+          + "extra event, a row of its own)");
       assertEquals(placed.applied(new ShardHomeAllocated("extra", r1)), await(store.load()).state());
     } finally {
       StoreTestSupport.terminate(system);
+    }
+  }
+
+  @Test
+  void placing100000ShardsUpFrontIsOneRowThatAFreshSystemLoadsInOrder() throws Exception {
+    String type = "UpFront";
+    String pid = ShardingPersistenceIds.coordinator(type);
+    // 100 regions, as the up-front placement the issue measures; the probes stand in for three of
+    // them, the others are references to nodes that do not exist, which resolve all the same.
+    Function<ActorSystem<?>, List<ActorRef<Object>>> homes = s -> {
+      List<ActorRef<Object>> refs = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        refs.add(i < probes.size() ? region(s, i) : org.apache.pekko.actor.typed.ActorRefResolver.get(s)
+            .resolveActorRef("pekko://Regions@10.0.0." + i + ":25520/system/shardkit-region-UpFront#" + i));
+      }
+      return refs;
+    };
+    Function<ActorSystem<?>, List<CoordinatorEvent>> placement = s -> {
+      List<ActorRef<Object>> refs = homes.apply(s);
+      List<CoordinatorEvent> events = new ArrayList<>();
+      for (int i = 0; i < 100_000; i++) {
+        events.add(new ShardHomeAllocated("shard-" + i, refs.get(i % refs.size())));
+      }
+      return events;
+    };
+    ActorSystem<Void> writer = storeSystem("UpFrontWriter", "");
+    try {
+      CoordinatorStateStore store = store(writer, type);
+      List<CoordinatorEvent> registrations = homes.apply(writer).stream()
+          .<CoordinatorEvent>map(RegionRegistered::new).toList();
+      CoordinatorState registered = CoordinatorState.empty();
+      for (CoordinatorEvent e : registrations) {
+        registered = registered.applied(e);
+      }
+      await(store.store(registrations, registered));
+      CoordinatorState placed = registered;
+      for (CoordinatorEvent e : placement.apply(writer)) {
+        placed = placed.applied(e);
+      }
+      long before = eventRows(pid);
+      await(store.store(placement.apply(writer), placed));
+      assertEquals(before + 1, eventRows(pid), "100 000 allocations are one journal row");
+      long bytes = Long.parseLong(postgres.column("SELECT octet_length(event_payload) FROM event_journal "
+          + "WHERE persistence_id = ? ORDER BY sequence_number DESC LIMIT 1", pid).get(0));
+      // Compressed JSON, far below bytea's 1 GB: the references are written once, not per shard.
+      assertTrue(bytes < 1_000_000, "the row holds " + bytes + " bytes");
+      store.close();
+    } finally {
+      StoreTestSupport.terminate(writer);
+    }
+    ActorSystem<Void> reader = storeSystem("UpFrontReader", "");
+    try {
+      CoordinatorState loaded = await(store(reader, type).load()).state();
+      CoordinatorState expected = CoordinatorState.empty();
+      for (ActorRef<Object> r : homes.apply(reader)) {
+        expected = expected.applied(new RegionRegistered(r));
+      }
+      for (CoordinatorEvent e : placement.apply(reader)) {
+        expected = expected.applied(e);
+      }
+      assertEquals(expected, loaded);
+      assertEquals(List.of("shard-0", "shard-100", "shard-200"),
+          loaded.regions().get(region(reader, 0)).subList(0, 3), "a region's shards keep their allocation order");
+    } finally {
+      StoreTestSupport.terminate(reader);
     }
   }
 

@@ -82,6 +82,53 @@ class StoredFormTest {
   }
 
   @Test
+  void aBatchRoundTripsIntoAnotherSystemAsTheSameEventsInTheSameOrderWritingEachReferenceOnce() {
+    StoredForm out = new StoredForm(writer);
+    List<CoordinatorEvent> events = List.of(new RegionRegistered(r2), new ShardHomeAllocated("b", r1),
+        new ShardHomeAllocated("a", r2), new ShardHomeAllocated("c", r1), new ShardHomeDeallocated("a"),
+        new ProxyRegistered(p1), new ShardHomeAllocated("a", r1), new RegionTerminated(r2), new ProxyTerminated(p1));
+    StoredEventsBatch stored = out.toStored(events);
+    assertEquals(3, stored.refs().size(), "each reference once: " + stored.refs());
+    assertEquals(List.of("b", "a", "c", "a", "a"), stored.shardIds());
+    StoredEventsBatch back = (StoredEventsBatch) viaSerialization(stored, "#" + StoredRecordVersion.CURRENT);
+    assertEquals(stored, back);
+    List<CoordinatorEvent> read = new StoredForm(reader).fromStored(back);
+    assertEquals(events.size(), read.size());
+    for (int i = 0; i < events.size(); i++) {
+      assertEquals(out.toStored(events.get(i)), new StoredForm(reader).toStored(read.get(i)), "event " + i);
+    }
+  }
+
+  @Test
+  void aBatchThatDoesNotAddUpIsRefusedNamingWhatIsWrongAndAnInvalidShardIdInItIsLeftOut() {
+    StoredForm in = new StoredForm(reader);
+    String ref = new StoredForm(writer).toStored(new RegionRegistered(r1)).ref();
+    StoredEventsBatch.KindRun twoAllocations = new StoredEventsBatch.KindRun(StoredEvent.Kind.SHARD_HOME_ALLOCATED, 2);
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> in.fromStored(
+        new StoredEventsBatch(List.of(ref), List.of(twoAllocations), List.of(0, 0), List.of("1"))));
+    assertTrue(e.getMessage().contains("fewer shard ids"), e.getMessage());
+    e = assertThrows(IllegalStateException.class, () -> in.fromStored(
+        new StoredEventsBatch(List.of(ref), List.of(twoAllocations), List.of(0, 1), List.of("1", "2"))));
+    assertTrue(e.getMessage().contains("valid reference"), e.getMessage());
+    e = assertThrows(IllegalStateException.class, () -> in.fromStored(
+        new StoredEventsBatch(List.of(ref), List.of(twoAllocations), List.of(0, 0), List.of("1", "2", "3"))));
+    assertTrue(e.getMessage().contains("more references or shard ids"), e.getMessage());
+    e = assertThrows(IllegalStateException.class, () -> in.fromStored(new StoredEventsBatch(List.of(),
+        List.of(new StoredEventsBatch.KindRun(StoredEvent.Kind.TAKEN_OVER, 1)), List.of(), List.of())));
+    assertTrue(e.getMessage().contains("not one of coordinator events"), e.getMessage());
+    e = assertThrows(IllegalStateException.class,
+        () -> in.fromStored(new StoredEventsBatch(List.of(ref), null, List.of(), List.of())));
+    assertTrue(e.getMessage().contains("lacks its refs, kinds"), e.getMessage());
+
+    List<CoordinatorEvent> read = in.fromStored(
+        new StoredEventsBatch(List.of(ref), List.of(twoAllocations), List.of(0, 0), List.of("", "2")));
+    assertEquals(List.of("2"), read.stream().map(ev -> ((ShardHomeAllocated) ev).shardId()).toList());
+    IllegalArgumentException invalid = assertThrows(IllegalArgumentException.class,
+        () -> new StoredForm(writer).toStored(List.of(new ShardHomeAllocated("ok", r1), new ShardHomeAllocated("", r1))));
+    assertTrue(invalid.getMessage().contains("empty"), invalid.getMessage());
+  }
+
+  @Test
   void aStoredEventIsReadableJsonNamingItsKind() {
     StoredEvent stored = new StoredForm(writer).toStored(new ShardHomeAllocated("42", r1));
     String json = new String(SerializationExtension.get(Adapter.toClassic(writer)).serialize(stored).get(),

@@ -236,16 +236,16 @@ public final class RoutingTable {
   }
 
   /**
-   * The indexes' part of a change of many homes: each region's new shards are gathered in a
-   * builder and joined to its index once, instead of one persistent insert per shard.
+   * The indexes' part of a change of many homes: each region's leaving and joining shards are
+   * gathered first and its index changed once, built in bulk when the region is new to it, instead
+   * of the whole index changed for every shard.
    */
   private static final class IndexChange {
     private HashMap<String, ActorRef<Object>> locals;
     private final HashMap<ActorRef<Object>, HashSet<String>> byRegionBefore;
     /** The shards leaving each region's index, and those joining it (as its remote home). */
     private final java.util.Map<ActorRef<Object>, List<String>> leaving = new java.util.HashMap<>();
-    private final java.util.Map<ActorRef<Object>, ReusableBuilder<String, HashSet<String>>> joining =
-        new java.util.HashMap<>();
+    private final java.util.Map<ActorRef<Object>, List<String>> joining = new java.util.HashMap<>();
 
     IndexChange(HashMap<String, ActorRef<Object>> locals, HashMap<ActorRef<Object>, HashSet<String>> byRegion) {
       this.locals = locals;
@@ -262,7 +262,7 @@ public final class RoutingTable {
       if (home instanceof Local l) {
         locals = locals.updated(shardId, l.shard());
       } else if (home instanceof Remote r) {
-        joining.computeIfAbsent(r.region(), k -> HashSet$.MODULE$.newBuilder()).addOne(shardId);
+        joining.computeIfAbsent(r.region(), k -> new ArrayList<>()).add(shardId);
       }
     }
 
@@ -281,9 +281,27 @@ public final class RoutingTable {
       }
       for (var joined : joining.entrySet()) {
         HashSet<String> before = byRegion.getOrElse(joined.getKey(), NO_SHARDS);
-        byRegion = byRegion.updated(joined.getKey(), before.concat(joined.getValue().result()));
+        byRegion = byRegion.updated(joined.getKey(), joined(before, joined.getValue()));
       }
       return byRegion;
+    }
+
+    /**
+     * {@code before} with the shards of {@code ids}: built at once into a region new to the index;
+     * into a region known before, one insert each, as a merge of two sets walks both, which costs
+     * more when the region already has far more shards than join it.
+     */
+    private static HashSet<String> joined(HashSet<String> before, List<String> ids) {
+      if (before.isEmpty()) {
+        ReusableBuilder<String, HashSet<String>> built = HashSet$.MODULE$.newBuilder();
+        ids.forEach(built::addOne);
+        return built.result();
+      }
+      HashSet<String> after = before;
+      for (String shardId : ids) {
+        after = after.incl(shardId);
+      }
+      return after;
     }
   }
 

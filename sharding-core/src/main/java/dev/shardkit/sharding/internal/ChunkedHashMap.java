@@ -20,7 +20,8 @@ import java.util.function.BiConsumer;
  * <p>Guarantees: never changes once made, so it may be shared between threads without locks;
  * {@link #get} takes constant time; {@link #with} and {@link #without} take time proportional to
  * the number of chunks, about the size divided by {@value #PER_CHUNK} (amortized over growth);
- * {@link #withAll} copies each chunk it touches once. Neither keys nor values may be null.
+ * {@link #withAll} and an {@link Editor} copy each chunk they touch once, and grow the map at most
+ * once, up front. Neither keys nor values may be null.
  *
  * @param <V> the value type
  */
@@ -85,7 +86,7 @@ final class ChunkedHashMap<V> {
     checkValue(key, value);
     boolean added = get(key) == null;
     if (added && size + 1 > chunks.length * PER_CHUNK) {
-      return rebuilt(chunkBits() + 1).with(key, value);
+      return rebuilt(chunkBits() + 1, 0).with(key, value);
     }
     int h = hash(key);
     int c = h >>> chunkShift;
@@ -104,36 +105,112 @@ final class ChunkedHashMap<V> {
     if (entries.isEmpty()) {
       return this;
     }
+    Editor<V> editor = edit(entries.size());
+    entries.forEach(editor::put);
+    return editor.done();
+  }
+
+  /**
+   * A change of many entries at once, made on a private copy of the chunks it touches: with room
+   * made up front for {@code more} new keys (an estimate; more or fewer are fine), so that the
+   * map grows once rather than doubling along the way.
+   *
+   * @throws IllegalArgumentException if {@code more} is negative
+   */
+  Editor<V> edit(int more) {
+    if (more < 0) {
+      throw new IllegalArgumentException("the keys to make room for must not be negative, got " + more);
+    }
     int bits = chunkBits();
-    while (size + entries.size() > (1 << bits) * PER_CHUNK) {
+    while (size + (long) more > (long) (1 << bits) * PER_CHUNK) {
       bits++;
     }
-    boolean fresh = bits != chunkBits();
-    Object[][] copy = fresh ? rebuilt(bits).chunks : chunks.clone();
-    int shift = 32 - bits;
-    // Each chunk is copied once, when first touched (a rebuilt map's are held by no other map yet),
-    // and its count kept from then on; -1: not touched yet.
-    int[] counts = new int[copy.length];
-    java.util.Arrays.fill(counts, -1);
-    int added = 0;
-    for (Map.Entry<String, ? extends V> e : entries.entrySet()) {
-      String key = e.getKey();
-      checkValue(key, e.getValue());
-      int h = hash(key);
-      int c = h >>> shift;
-      if (counts[c] < 0) {
-        counts[c] = count(copy[c]);
-        copy[c] = fresh ? copy[c] : copy[c].clone();
-      }
-      if (slotsFor(counts[c] + 1) > copy[c].length / 2) {
-        copy[c] = withRoom(copy[c], 1);
-      }
-      if (put(copy[c], key, h, e.getValue())) {
-        added++;
-        counts[c]++;
+    return new Editor<>(this, bits, more);
+  }
+
+  /**
+   * Many entries put into one map in a single pass, each chunk copied once when it is first
+   * touched: how a map is built from or changed by a large batch without a copy per entry. Not
+   * thread-safe, and used once: {@link #done} hands the chunks over to the new map, which then
+   * never changes; the map it was made from never changes either.
+   *
+   * @param <V> the value type
+   */
+  static final class Editor<V> {
+    private final ChunkedHashMap<V> from;
+    private final Object[][] chunks;
+    private final int bits;
+    private final int shift;
+    /** Each chunk's count of keys once it is private to this editor; -1 while it is still shared with {@code from}. */
+    private final int[] counts;
+    private int size;
+    private boolean changed;
+    private boolean done;
+
+    private Editor(ChunkedHashMap<V> from, int bits, int more) {
+      this.from = from;
+      this.bits = bits;
+      this.shift = 32 - bits;
+      this.size = from.size;
+      this.counts = new int[1 << bits];
+      if (bits == from.chunkBits()) {
+        chunks = from.chunks.clone();
+        java.util.Arrays.fill(counts, -1);
+      } else {
+        // A rebuilt map's chunks are held by no other map: private from the start, sized for
+        // their share of the new keys so that few of them grow while the batch goes in.
+        chunks = from.rebuilt(bits, more >> bits).chunks;
+        for (int c = 0; c < chunks.length; c++) {
+          counts[c] = count(chunks[c]);
+        }
       }
     }
-    return new ChunkedHashMap<>(copy, size + added, bits);
+
+    /**
+     * Maps {@code key} to {@code value} in the map being made.
+     *
+     * @return the key's value before (in the map this editor started from, or put earlier by it),
+     *     or null when the key is new
+     * @throws NullPointerException if the key or the value is null
+     * @throws IllegalStateException if the editor is done
+     */
+    @SuppressWarnings("unchecked")
+    V put(String key, V value) {
+      if (done) {
+        throw new IllegalStateException("this map editor is done: its map may not change any more");
+      }
+      checkValue(key, value);
+      int h = hash(key);
+      int c = h >>> shift;
+      Object[] chunk = chunks[c];
+      int n = counts[c];
+      boolean shared = n < 0;
+      if (shared) {
+        n = count(chunk);
+      }
+      // Kept at most half full: room for one more, or rehashed into twice the slots first.
+      if (4 * (n + 1) > chunk.length) {
+        Object[] bigger = new Object[2 * slotsFor(n + 1)];
+        putAll(bigger, chunk, null);
+        chunk = bigger;
+      } else if (shared) {
+        chunk = chunk.clone();
+      }
+      chunks[c] = chunk;
+      Object old = ChunkedHashMap.put(chunk, key, h, value);
+      counts[c] = old == null ? n + 1 : n;
+      if (old == null) {
+        size++;
+      }
+      changed = true;
+      return (V) old;
+    }
+
+    /** The map made: the one it started from when nothing was put. */
+    ChunkedHashMap<V> done() {
+      done = true;
+      return changed ? new ChunkedHashMap<>(chunks, size, bits) : from;
+    }
   }
 
   /** This map without {@code key}; itself when the key has no value. */
@@ -167,15 +244,15 @@ final class ChunkedHashMap<V> {
     return 32 - chunkShift;
   }
 
-  /** The same entries in {@code 2^bits} chunks. */
-  private ChunkedHashMap<V> rebuilt(int bits) {
+  /** The same entries in {@code 2^bits} chunks, each with room for {@code extra} more keys. */
+  private ChunkedHashMap<V> rebuilt(int bits, int extra) {
     int n = 1 << bits;
     int shift = 32 - bits;
     int[] counts = new int[n];
     forEach((k, v) -> counts[hash(k) >>> shift]++);
     Object[][] rebuilt = new Object[n][];
     for (int i = 0; i < n; i++) {
-      rebuilt[i] = new Object[2 * slotsFor(counts[i])];
+      rebuilt[i] = new Object[2 * slotsFor(counts[i] + extra)];
     }
     forEach((k, v) -> {
       int h = hash(k);
@@ -232,17 +309,17 @@ final class ChunkedHashMap<V> {
   /**
    * Puts in place: only into a chunk no map holds yet, with room for one more key.
    *
-   * @return whether the key is new to the chunk
+   * @return the key's value before, or null when the key is new to the chunk
    */
-  private static boolean put(Object[] chunk, String key, int h, Object value) {
+  private static Object put(Object[] chunk, String key, int h, Object value) {
     int mask = chunk.length - 2;
     int i = (h << 1) & mask;
     while (chunk[i] != null && !chunk[i].equals(key)) {
       i = (i + 2) & mask;
     }
-    boolean added = chunk[i] == null;
+    Object old = chunk[i + 1];
     chunk[i] = key;
     chunk[i + 1] = value;
-    return added;
+    return old;
   }
 }

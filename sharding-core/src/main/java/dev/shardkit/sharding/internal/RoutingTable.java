@@ -12,6 +12,7 @@ import scala.collection.immutable.HashMap;
 import scala.collection.immutable.HashMap$;
 import scala.collection.immutable.HashSet;
 import scala.collection.immutable.HashSet$;
+import scala.collection.mutable.ReusableBuilder;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -139,7 +140,9 @@ public final class RoutingTable {
 
   /**
    * The same table with every shard of {@code homes} living in the home given for it: one change
-   * for many homes, as when a region learns the homes placed up front all at once.
+   * for many homes, as when a region learns the homes placed up front all at once. The same table
+   * as {@link #withHome} for each in turn, made in one pass: each shard's old home comes from
+   * putting its new one, and each region's shards are added to its index in bulk.
    *
    * @throws IllegalArgumentException if {@code homes} is null or holds a null shard id or home
    */
@@ -147,11 +150,17 @@ public final class RoutingTable {
     if (homes == null) {
       throw new IllegalArgumentException("the homes for the routing table must not be null");
     }
-    homes.forEach(Change::check);
-    Change change = new Change(this);
-    homes.forEach(change::index);
-    change.homes = this.homes.withAll(homes);
-    return change.table();
+    if (homes.isEmpty()) {
+      return this;
+    }
+    ChunkedHashMap.Editor<Home> editor = this.homes.edit(homes.size());
+    IndexChange index = new IndexChange(locals, byRegion);
+    // A bad entry throws before anything is published: the editor's half-made map is dropped.
+    homes.forEach((shardId, home) -> {
+      Change.check(shardId, home);
+      index.moved(shardId, editor.put(shardId, home), home);
+    });
+    return new RoutingTable(editor.done(), index.locals, index.byRegion(), unreachable, closing, localHeld);
   }
 
   public RoutingTable without(String shardId) {
@@ -224,6 +233,76 @@ public final class RoutingTable {
     List<String> of = new ArrayList<>();
     byRegion.getOrElse(region, NO_SHARDS).foreach(of::add);
     return of;
+  }
+
+  /**
+   * The indexes' part of a change of many homes: each region's leaving and joining shards are
+   * gathered first and its index changed once, built in bulk when the region is new to it, instead
+   * of the whole index changed for every shard.
+   */
+  private static final class IndexChange {
+    private HashMap<String, ActorRef<Object>> locals;
+    private final HashMap<ActorRef<Object>, HashSet<String>> byRegionBefore;
+    /** The shards leaving each region's index, and those joining it (as its remote home). */
+    private final java.util.Map<ActorRef<Object>, List<String>> leaving = new java.util.HashMap<>();
+    private final java.util.Map<ActorRef<Object>, List<String>> joining = new java.util.HashMap<>();
+
+    IndexChange(HashMap<String, ActorRef<Object>> locals, HashMap<ActorRef<Object>, HashSet<String>> byRegion) {
+      this.locals = locals;
+      this.byRegionBefore = byRegion;
+    }
+
+    /** The shard's home was {@code old} (null: none) and is {@code home} now. */
+    void moved(String shardId, Home old, Home home) {
+      if (old instanceof Local) {
+        locals = locals.removed(shardId);
+      } else if (old instanceof Remote r) {
+        leaving.computeIfAbsent(r.region(), k -> new ArrayList<>()).add(shardId);
+      }
+      if (home instanceof Local l) {
+        locals = locals.updated(shardId, l.shard());
+      } else if (home instanceof Remote r) {
+        joining.computeIfAbsent(r.region(), k -> new ArrayList<>()).add(shardId);
+      }
+    }
+
+    /**
+     * The regions' index after the change: leaving shards out first, so that a shard told the home
+     * it had stays in its region's index.
+     */
+    HashMap<ActorRef<Object>, HashSet<String>> byRegion() {
+      HashMap<ActorRef<Object>, HashSet<String>> byRegion = byRegionBefore;
+      for (var left : leaving.entrySet()) {
+        HashSet<String> rest = byRegion.apply(left.getKey());
+        for (String shardId : left.getValue()) {
+          rest = rest.excl(shardId);
+        }
+        byRegion = rest.isEmpty() ? byRegion.removed(left.getKey()) : byRegion.updated(left.getKey(), rest);
+      }
+      for (var joined : joining.entrySet()) {
+        HashSet<String> before = byRegion.getOrElse(joined.getKey(), NO_SHARDS);
+        byRegion = byRegion.updated(joined.getKey(), joined(before, joined.getValue()));
+      }
+      return byRegion;
+    }
+
+    /**
+     * {@code before} with the shards of {@code ids}: built at once into a region new to the index;
+     * into a region known before, one insert each, as a merge of two sets walks both, which costs
+     * more when the region already has far more shards than join it.
+     */
+    private static HashSet<String> joined(HashSet<String> before, List<String> ids) {
+      if (before.isEmpty()) {
+        ReusableBuilder<String, HashSet<String>> built = HashSet$.MODULE$.newBuilder();
+        ids.forEach(built::addOne);
+        return built.result();
+      }
+      HashSet<String> after = before;
+      for (String shardId : ids) {
+        after = after.incl(shardId);
+      }
+      return after;
+    }
   }
 
   /** One change of the table's homes, applied to its maps in turn: nothing is copied whole. */

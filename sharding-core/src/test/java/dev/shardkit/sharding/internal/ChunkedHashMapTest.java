@@ -79,6 +79,33 @@ class ChunkedHashMapTest {
   }
 
   @Test
+  void anEditorGivesEachKeysValueBeforeAndLeavesItsOriginAsItWas() {
+    Random random = new Random(18);
+    ChunkedHashMap<Integer> map = ChunkedHashMap.empty();
+    Map<String, Integer> model = new HashMap<>();
+    // Batches from small to larger than the map, so that some grow it and some only touch chunks;
+    // keys drawn from a range that makes about half of each batch replace an existing value.
+    for (int batch = 0; batch < 40; batch++) {
+      Map<String, Integer> before = new HashMap<>(model);
+      ChunkedHashMap<Integer> origin = map;
+      int keys = 1 + random.nextInt(batch < 20 ? 200 : 5_000);
+      ChunkedHashMap.Editor<Integer> editor = map.edit(random.nextInt(keys + 1));
+      for (int i = 0; i < keys; i++) {
+        String key = Integer.toString(random.nextInt(2 * (model.size() + keys)));
+        int value = batch * 10_000 + i;
+        assertEquals(model.put(key, value), editor.put(key, value), "value before of key [" + key + "]");
+      }
+      map = editor.done();
+      assertHolds(model, map);
+      assertHolds(before, origin);
+    }
+    ChunkedHashMap.Editor<Integer> unused = map.edit(10);
+    assertSame(map, unused.done(), "nothing put: the same map");
+    assertThrows(IllegalStateException.class, () -> unused.put("1", 1));
+    assertThrows(IllegalArgumentException.class, () -> ChunkedHashMap.empty().edit(-1));
+  }
+
+  @Test
   void nullValuesAreRefusedNamingTheKey() {
     Map<String, String> withNull = new HashMap<>();
     withNull.put("7", null);

@@ -12,6 +12,7 @@ import dev.shardkit.sharding.internal.RoutingTable.Remote;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -286,6 +287,70 @@ class RoutingTableTest {
     assertEquals(Set.of("1", "9"), new HashSet<>(after.shardsOf(region2)));
     assertEquals(new Local(shardA), t.home("2"), "the table it came from is untouched");
     assertSame(t, t.withHomes(Map.of()));
+  }
+
+  @Test
+  void withHomesMakesTheTableThatOneHomeAtATimeMakesWithTheSameIndexes() {
+    ActorRef<Object> region3 = testKit.createTestProbe(Object.class).ref();
+    List<Home> choices = List.of(new Local(shardA), new Local(shardB), remote(region1), remote(region2),
+        remote(region3));
+    List<ActorRef<Object>> regions = List.of(region1, region2, region3);
+    Random random = new Random(19);
+    RoutingTable bulk = RoutingTable.empty();
+    Map<String, Home> model = new java.util.HashMap<>();
+    // Batches into an empty table, then over earlier ones: replacing homes with others and with
+    // the same, moving shards between regions and here, emptying regions, and growing the map.
+    for (int batch = 0; batch < 30; batch++) {
+      RoutingTable before = bulk;
+      Map<String, Home> told = new java.util.HashMap<>();
+      int size = 1 + random.nextInt(batch % 3 == 0 ? 3_000 : 100);
+      for (int i = 0; i < size; i++) {
+        told.put(Integer.toString(random.nextInt(4_000)), choices.get(random.nextInt(choices.size())));
+      }
+      RoutingTable oneAtATime = before;
+      for (var e : told.entrySet()) {
+        oneAtATime = oneAtATime.withHome(e.getKey(), e.getValue());
+      }
+      bulk = before.withHomes(told);
+      model.putAll(told);
+      assertSameTable(model, regions, oneAtATime);
+      assertSameTable(model, regions, bulk);
+      if (batch % 10 == 9) {
+        // A region's index made in bulk serves its removal as one made one shard at a time does.
+        bulk = bulk.withoutRegion(region3);
+        model.values().removeIf(home -> home.target() == region3);
+        assertSameTable(model, regions, bulk);
+      }
+    }
+  }
+
+  /** The table has exactly the homes of {@code model}, and its indexes agree with them. */
+  private static void assertSameTable(Map<String, Home> model, List<ActorRef<Object>> regions, RoutingTable t) {
+    for (int i = 0; i < 4_000; i++) {
+      String shardId = Integer.toString(i);
+      assertEquals(model.get(shardId), t.knownHome(shardId), "home of shard " + shardId);
+    }
+    Map<String, ActorRef<Object>> locals = new java.util.HashMap<>();
+    model.forEach((shardId, home) -> {
+      if (home instanceof Local l) {
+        locals.put(shardId, l.shard());
+      }
+    });
+    assertEquals(locals, t.localShards(), "the shards hosted here");
+    Set<String> remote = new HashSet<>();
+    for (ActorRef<Object> region : regions) {
+      Set<String> of = new HashSet<>();
+      model.forEach((shardId, home) -> {
+        if (home.target() == region) {
+          of.add(shardId);
+        }
+      });
+      List<String> indexed = t.shardsOf(region);
+      assertEquals(of, new HashSet<>(indexed), "the shards of " + region);
+      assertEquals(of.size(), indexed.size(), "each shard of " + region + " once");
+      remote.addAll(of);
+    }
+    assertEquals(remote, new HashSet<>(t.shardsOn(region1.path().address())), "the shards on the node");
   }
 
   @Test

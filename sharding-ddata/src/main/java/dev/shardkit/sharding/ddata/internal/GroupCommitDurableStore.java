@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorSystem;
+import org.apache.pekko.actor.DeadLetterSuppression;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.cluster.Cluster;
 import org.apache.pekko.cluster.ddata.DurableStore;
 import org.apache.pekko.cluster.ddata.DurableStore.DurableDataEnvelope;
@@ -40,7 +42,8 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  * read, on which the replicator stops.
  */
 public class GroupCommitDurableStore extends AbstractActor {
-  private enum Flush { INSTANCE }
+  /** Sent to itself only, so never serialized (also not where serialize-messages = on). */
+  private enum Flush implements NoSerializationVerificationNeeded, DeadLetterSuppression { INSTANCE }
 
   private final LoggingAdapter log = Logging.getLogger(getContext().getSystem(), this);
   private final DurableFile file;

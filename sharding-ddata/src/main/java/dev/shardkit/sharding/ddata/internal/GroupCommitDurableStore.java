@@ -38,7 +38,7 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  *
  * <p>Configured as {@code durable.store-actor-class}; the replicator passes its {@code durable}
  * settings ({@code lmdb.dir}, {@code lmdb.map-size}, {@code lmdb.write-behind-interval}).
- * {@link DurableStore.LoadAll} fails with {@link DurableStore.LoadFailed} if the files cannot be
+ * {@code LoadAll} fails with {@link DurableStore.LoadFailed} if the files cannot be
  * read, on which the replicator stops.
  */
 public class GroupCommitDurableStore extends AbstractActor {

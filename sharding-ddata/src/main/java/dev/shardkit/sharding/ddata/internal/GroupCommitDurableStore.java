@@ -66,7 +66,7 @@ public class GroupCommitDurableStore extends AbstractActor {
     this.writeBehind = interval.equalsIgnoreCase("off") ? Duration.ZERO
         : durable.getDuration("lmdb.write-behind-interval");
     this.serializer = envelopeSerializer(getContext().getSystem());
-    // The manifest names the envelope's class, whatever it wraps.
+    // Every envelope has the same manifest, whatever data it wraps; Pekko stores none on disk.
     this.manifest = serializer.manifest(new DurableDataEnvelope(GCounter.empty()));
     this.file = files.apply(durable, getContext());
   }

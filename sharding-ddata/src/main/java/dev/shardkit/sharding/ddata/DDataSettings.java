@@ -5,6 +5,8 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
 import dev.shardkit.sharding.ddata.internal.CoordinatorStateKey;
+import dev.shardkit.sharding.ddata.internal.GroupCommitDurableStore;
+import dev.shardkit.sharding.ddata.internal.LmdbJvmOptions;
 import dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys;
 import java.time.Duration;
 import java.util.List;
@@ -73,6 +75,7 @@ public final class DDataSettings {
       require(!lmdb.getString("dir").isBlank(), "remember-entities.lmdb.dir must not be empty");
       long mapSize = lmdb.getBytes("map-size");
       require(mapSize > 0, "remember-entities.lmdb.map-size must be positive, got " + mapSize);
+      lmdb.getBoolean("group-commit");
       if (!lmdb.getString("write-behind-interval").equalsIgnoreCase("off")) {
         Duration writeBehind = lmdb.getDuration("write-behind-interval");
         require(isPositive(writeBehind), "remember-entities.lmdb.write-behind-interval must be off or positive, got "
@@ -140,13 +143,19 @@ public final class DDataSettings {
   /**
    * The settings of shardkit's replicators for remembered entities: those of
    * {@link #replicatorConfig}, with every remembered-entities key durable and the LMDB settings of
-   * {@code remember-entities.lmdb}.
+   * {@code remember-entities.lmdb}; with {@code group-commit = on}, Pekko's LMDB store replaced
+   * by shardkit's {@link GroupCommitDurableStore} (a store class of the application's own is kept).
    */
   public Config entitiesReplicatorConfig() {
-    return ConfigFactory.empty()
+    Config config = ConfigFactory.empty()
         .withValue("durable.keys", ConfigValueFactory.fromIterable(List.of(ShardEntitiesKeys.PREFIX + "*")))
         .withFallback(lmdb.atPath("durable.lmdb"))
         .withFallback(replicator);
+    String storeClass = "durable.store-actor-class";
+    if (lmdb.getBoolean("group-commit") && config.getString(storeClass).equals(LmdbJvmOptions.LMDB_STORE_CLASS)) {
+      return config.withValue(storeClass, ConfigValueFactory.fromAnyRef(LmdbJvmOptions.GROUP_COMMIT_STORE_CLASS));
+    }
+    return config;
   }
 
   @Override

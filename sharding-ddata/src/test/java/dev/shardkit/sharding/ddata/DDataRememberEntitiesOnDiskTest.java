@@ -6,21 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.ddata.internal.DurableFile;
+import dev.shardkit.sharding.ddata.internal.GroupCommitDurableStore;
 import dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.testkit.Network;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.pekko.actor.AbstractActor;
-import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.cluster.ddata.DurableStore;
 import org.apache.pekko.cluster.ddata.ORSet;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.SerializerWithStringManifest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A confirmed remember-entities write is on the node's disk, also when the disk is slower than
  * the write timeout: one node (no other replica to confirm; the store then writes locally), whose
- * remembered-entities replicator keeps its keys in {@link SlowDisk}, a durable store that writes
- * only when the test lets it; and the same on a node with a second replica whose disk keeps up (a
+ * remembered-entities replicator keeps its keys in {@link SlowDisk}, shardkit's group-commit
+ * durable store over a disk that writes only when the test lets it; and the same on a node with a second replica whose disk keeps up (a
  * majority write, which that replica confirms in time). A shard starts a remembered entity only
  * once its write is confirmed, and the node may stop right after; a write still queued for the
  * disk then is lost.
@@ -108,16 +109,18 @@ class DDataRememberEntitiesOnDiskTest {
   }
 
   /**
-   * A durable store with nothing to load that writes (in memory) in order, and while the test
-   * holds it keeps the writes and their answers back, as a disk far behind would.
+   * shardkit's group-commit durable store over a disk in memory with nothing to load, which, while
+   * the test holds it, blocks in its write (and so holds back the store's commit and every reply)
+   * as a disk far behind would.
    */
-  public static final class SlowDisk extends AbstractActor {
+  public static final class SlowDisk extends GroupCommitDurableStore {
     private static final Object LOCK = new Object();
     private static boolean holding;
-    private static final List<Object[]> HELD = new ArrayList<>();
     private static final ConcurrentHashMap<String, ORSet<?>> WRITTEN = new ConcurrentHashMap<>();
 
-    public SlowDisk(Config config) {}
+    public SlowDisk(Config config) {
+      super(config, (c, context) -> new HeldDisk(context.getSystem()));
+    }
 
     static void hold() {
       synchronized (LOCK) {
@@ -125,12 +128,11 @@ class DDataRememberEntitiesOnDiskTest {
       }
     }
 
-    /** Writes what was held, in order, and answers it; later writes go through at once. */
+    /** Lets the held write, and every later one, through. */
     static void release() {
       synchronized (LOCK) {
         holding = false;
-        HELD.forEach(h -> write((DurableStore.Store) h[0], (ActorRef) h[1]));
-        HELD.clear();
+        LOCK.notifyAll();
       }
     }
 
@@ -140,29 +142,49 @@ class DDataRememberEntitiesOnDiskTest {
           && e.getValue().getElements().contains(entityId));
     }
 
-    private static void write(DurableStore.Store store, ActorRef self) {
-      WRITTEN.put(store.key(), (ORSet<?>) store.data().data());
-      if (store.reply().isDefined()) {
-        DurableStore.StoreReply reply = store.reply().get();
-        reply.replyTo().tell(reply.successMsg(), self);
-      }
-    }
+    private static final class HeldDisk implements DurableFile {
+      private final SerializerWithStringManifest serializer;
+      private final String manifest;
 
-    @Override
-    public Receive createReceive() {
-      return receiveBuilder()
-          .matchEquals(DurableStore.LoadAll$.MODULE$,
-              m -> getSender().tell(DurableStore.LoadAllCompleted$.MODULE$, getSelf()))
-          .match(DurableStore.Store.class, s -> {
-            synchronized (LOCK) {
-              if (holding) {
-                HELD.add(new Object[] {s, getSelf()});
-                return;
-              }
+      HeldDisk(org.apache.pekko.actor.ActorSystem system) {
+        try {
+          serializer = (SerializerWithStringManifest) SerializationExtension.get(system)
+              .serializerFor(DurableStore.DurableDataEnvelope.class);
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+        manifest = serializer.manifest(new DurableStore.DurableDataEnvelope(ORSet.create()));
+      }
+
+      @Override
+      public Map<String, byte[]> readAll() {
+        return Map.of();
+      }
+
+      @Override
+      public void write(Map<String, byte[]> values) {
+        synchronized (LOCK) {
+          while (holding) {
+            try {
+              LOCK.wait();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new IllegalStateException("interrupted while the disk was held", e);
             }
-            write(s, getSelf());
-          })
-          .build();
+          }
+        }
+        values.forEach((key, bytes) -> {
+          try {
+            WRITTEN.put(key, (ORSet<?>) ((DurableStore.DurableDataEnvelope) serializer.fromBinary(bytes, manifest))
+                .data());
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+      }
+
+      @Override
+      public void close() {}
     }
   }
 }

@@ -9,6 +9,8 @@ import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.ClusterSharding;
 import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.ddata.internal.GroupCommitDurableStore;
+import dev.shardkit.sharding.ddata.internal.LmdbJvmOptions;
 import dev.shardkit.sharding.internal.StateStores;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
@@ -54,6 +56,18 @@ class DDataSettingsTest {
     assertEquals(100L * 1024 * 1024, entities.getBytes("durable.lmdb.map-size"));
     assertEquals("off", entities.getString("durable.lmdb.write-behind-interval"));
     assertEquals(Duration.ofSeconds(2).toMillis(), ReplicatorSettings.apply(entities).gossipInterval().toMillis());
+    assertEquals(GroupCommitDurableStore.class.getName(), entities.getString("durable.store-actor-class"),
+        "remembered entities use shardkit's group-commit LMDB store");
+    // The coordinator's replicator has no durable keys, so its store class does not matter; it is Pekko's default.
+    assertEquals(LmdbJvmOptions.LMDB_STORE_CLASS, s.replicatorConfig().getString("durable.store-actor-class"));
+  }
+
+  @Test
+  void groupCommitOffKeepsPekkosStoreAndAStoreOfTheApplicationsOwnIsKept() {
+    assertEquals(LmdbJvmOptions.LMDB_STORE_CLASS, with("remember-entities.lmdb.group-commit = off")
+        .entitiesReplicatorConfig().getString("durable.store-actor-class"));
+    assertEquals("com.example.MyStore", with("replicator.durable.store-actor-class = com.example.MyStore")
+        .entitiesReplicatorConfig().getString("durable.store-actor-class"));
   }
 
   @Test
@@ -113,6 +127,7 @@ class DDataSettingsTest {
     assertRejected("remember-entities.lmdb.write-behind-interval = soon", "shardkit.sharding.ddata",
         "write-behind-interval");
     assertRejected("remember-entities.lmdb.map-size = huge", "shardkit.sharding.ddata", "map-size");
+    assertRejected("remember-entities.lmdb.group-commit = sometimes", "shardkit.sharding.ddata", "group-commit");
   }
 
   @Test

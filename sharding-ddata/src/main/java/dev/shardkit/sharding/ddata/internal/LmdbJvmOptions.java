@@ -14,7 +14,15 @@ public final class LmdbJvmOptions {
   /** The durable store class that uses lmdbjava; the default of Pekko's replicator. */
   public static final String LMDB_STORE_CLASS = "org.apache.pekko.cluster.ddata.LmdbDurableStore";
 
+  /** shardkit's durable store, which commits in groups and also uses lmdbjava. */
+  public static final String GROUP_COMMIT_STORE_CLASS = GroupCommitDurableStore.class.getName();
+
   private LmdbJvmOptions() {}
+
+  /** Whether a durable store class is one of those that use lmdbjava. */
+  public static boolean usesLmdb(String storeClass) {
+    return storeClass.equals(LMDB_STORE_CLASS) || storeClass.equals(GROUP_COMMIT_STORE_CLASS);
+  }
 
   /**
    * The options this JVM lacks for code in {@code lmdbjava}'s module (the unnamed module when it

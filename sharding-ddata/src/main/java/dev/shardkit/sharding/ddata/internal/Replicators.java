@@ -92,7 +92,7 @@ public final class Replicators implements Extension {
     String name = entitiesActorName(role);
     boolean starting = !started.containsKey(name);
     Config config = settings.entitiesReplicatorConfig();
-    if (starting && config.getString("durable.store-actor-class").equals(LmdbJvmOptions.LMDB_STORE_CLASS)) {
+    if (starting && LmdbJvmOptions.usesLmdb(config.getString("durable.store-actor-class"))) {
       LmdbJvmOptions.require("remembered entities");
     }
     ActorRef replicator = start(name, role, config, "remembered entities");
@@ -150,12 +150,8 @@ public final class Replicators implements Extension {
    * if that ends with {@code ddata}, with {@code -<system name>-<replicator name>-<port>} appended.
    */
   public File lmdbDirectory(Optional<String> role) {
-    String dir = settings.rememberEntitiesLmdbDir();
-    if (!dir.endsWith("ddata")) {
-      return new File(dir);
-    }
-    Object port = Cluster.get(Adapter.toClassic(system)).selfAddress().port().get();
-    return new File(dir + "-" + system.name() + "-" + entitiesActorName(role) + "-" + port);
+    return LmdbDurableFile.directory(settings.rememberEntitiesLmdbDir(), system.name(), entitiesActorName(role),
+        () -> Cluster.get(Adapter.toClassic(system)).selfAddress().port().get());
   }
 
   private void warnIfLostOnRestart(Optional<String> role) {

@@ -32,8 +32,9 @@ import org.openjdk.jmh.annotations.TearDown;
  *   <li>{@code placeOneNewShard}: the home of one more shard when 100 000 are placed (what a first
  *       message to an unplaced shard costs the coordinator, before the store write);
  *   <li>{@code placeAllUpFront}: homes for all 100 000 known shards at once, as the coordinator
- *       decides them when it has settled (microseconds per call is the whole placement; divide by
- *       100 000 for one decision);
+ *       decides them when it has settled, and the placement's note that every region is told them
+ *       ({@code tell-up-front-homes}, on by default) (microseconds per call is the whole placement;
+ *       divide by 100 000 for one decision);
  *   <li>{@code rebalanceRound}: the shards one rebalance round moves when one region of the 100
  *       holds 1 000 more than the others (the strategy's plan over the whole view).
  * </ul>
@@ -100,7 +101,10 @@ public class PlacementBenchmark {
 
   @Benchmark
   public List<CoordinatorEvent> placeAllUpFront() {
-    return placement(SHARDS).placeAll(Placement.View.outsideCluster(empty, self));
+    Placement placement = placement(SHARDS);
+    List<CoordinatorEvent> events = placement.placeAll(Placement.View.outsideCluster(empty, self));
+    placement.told(events.stream().map(e -> ((ShardHomeAllocated) e).shardId()).toList());
+    return events;
   }
 
   @Benchmark

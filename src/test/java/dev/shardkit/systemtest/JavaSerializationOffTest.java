@@ -42,6 +42,7 @@ import dev.shardkit.sharding.internal.ShardkitSerializer;
 import dev.shardkit.sharding.persistence.internal.StoredEntitiesChange;
 import dev.shardkit.sharding.persistence.internal.StoredEntitiesSnapshot;
 import dev.shardkit.sharding.persistence.internal.StoredEvent;
+import dev.shardkit.sharding.persistence.internal.StoredEventsBatch;
 import dev.shardkit.sharding.persistence.internal.StoredSnapshot;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
@@ -305,6 +306,10 @@ class JavaSerializationOffTest {
         new CoordinatorStatePart(new CoordinatorStateRecord.Version(3, 1, "writer-b"), new byte[] {1, 0},
             new CoordinatorStateRecord.Version(3, 0, "writer-b"), new byte[] {1, 0}),
         new StoredEvent(StoredEvent.Kind.SHARD_HOME_ALLOCATED, regionRef, "3"),
+        new StoredEventsBatch(List.of(regionRef, ActorRefResolver.get(a).toSerializationFormat(other)),
+            List.of(new StoredEventsBatch.KindRun(StoredEvent.Kind.SHARD_HOME_ALLOCATED, 2),
+                new StoredEventsBatch.KindRun(StoredEvent.Kind.SHARD_HOME_DEALLOCATED, 1)),
+            List.of(0, 1), List.of("3", "4", "3")),
         new StoredSnapshot(List.of(new StoredSnapshot.Region(regionRef, List.of("1", "3"))), List.of(), 5L),
         new StoredEntitiesChange(List.of("e-1", "e-2"), List.of("e-3")),
         new StoredEntitiesSnapshot(List.of("e-1", "e-2")));

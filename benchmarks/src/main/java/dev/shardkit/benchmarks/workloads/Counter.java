@@ -37,6 +37,9 @@ public final class Counter extends AbstractBehavior<Counter.Command> {
      * remembered entity come back, since nothing is sent to it after the restart.
      */
     default void started(String entityId) {}
+
+    /** Called in the entity for every {@link Get}, before it answers. */
+    default void asked(String entityId) {}
   }
 
   private final String entityId;
@@ -68,6 +71,7 @@ public final class Counter extends AbstractBehavior<Counter.Command> {
   }
 
   private Behavior<Command> onGet(Get get) {
+    hook.asked(entityId);
     get.replyTo().tell(new Count(entityId, count));
     return this;
   }

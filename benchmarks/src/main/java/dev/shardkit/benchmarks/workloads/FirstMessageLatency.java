@@ -22,7 +22,8 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * does not run the coordinator: the region asks the coordinator for the shard's home, which the
  * coordinator allocates then (writing to its store) unless it placed every shard ahead (shardkit's
  * default), and the message travels on to the home, which starts the entity, which answers. Three
- * nodes in one JVM; one ask at a time.
+ * nodes in one JVM; one ask at a time. Each run's log ends with the samples' stages
+ * ({@link FirstMessageStages}).
  */
 public final class FirstMessageLatency implements Workload {
   static final List<String> MODES = List.of("ddata", "persistence");
@@ -98,8 +99,10 @@ public final class FirstMessageLatency implements Workload {
     }
     Subject subject = Subject.of(library);
     Subject.Node sender = null;
+    FirstMessageStages stages = new FirstMessageStages();
     for (ActorSystem<Void> n : nodes) {
-      sender = subject.start(n, Counter.Hook.NONE, Optional.empty());
+      // The last node started is the asker.
+      sender = subject.start(n, stages.hook(n == nodes.get(nodes.size() - 1)), Optional.empty());
     }
     Set<String> usedShards = new HashSet<>();
     int next = 0;
@@ -118,8 +121,11 @@ public final class FirstMessageLatency implements Workload {
       }
       if (s >= 0) {
         millis[s] = nanos / 1e6;
+        stages.sample(id, start, start + nanos);
       }
     }
+    // The run's log: where the time of the percentiles below went.
+    System.err.print(stages.summary());
     Map<String, Double> out = new LinkedHashMap<>();
     out.put("p50_ms", Stats.percentile(millis, 50));
     out.put("p90_ms", Stats.percentile(millis, 90));

@@ -125,6 +125,10 @@ final class RegionRouting {
 
   /** Takes out what is held for the shard, oldest first, to be routed again. */
   List<Deliver> release(String shardId) {
+    if (!buffers.contains(shardId)) {
+      // The usual case when many homes arrive at once (a placement told up front): nothing to copy.
+      return List.of();
+    }
     return buffers.drain(shardId).stream().map(Deliver.class::cast).toList();
   }
 

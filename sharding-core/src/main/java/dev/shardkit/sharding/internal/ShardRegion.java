@@ -456,6 +456,8 @@ final class ShardRegion {
       return;
     }
     Map<String, RoutingTable.Home> learned = new HashMap<>();
+    // One home value per region, shared by its shards: a placement tells thousands per region.
+    Map<ActorRef<Object>, Remote> remotes = new HashMap<>();
     int placedHereBefore = placedHere.size();
     told.homes().forEach((shardId, region) -> {
       if (routing.table().knownHome(shardId) != null || handOffs.isHandingOff(shardId)) {
@@ -473,10 +475,10 @@ final class ShardRegion {
           placedHere.add(shardId);
         }
       } else if (!regions.isDead(region)) {
-        learned.put(shardId, new Remote(region, links.outboxFor(region)));
+        learned.put(shardId, remotes.computeIfAbsent(region, r -> new Remote(r, links.outboxFor(r))));
       }
     });
-    learned.values().stream().map(RoutingTable.Home::target).distinct().forEach(this::watch);
+    remotes.keySet().forEach(this::watch);
     routing.homes(learned);
     learned.keySet().forEach(shardId -> reroute(routing.release(shardId)));
     publish();

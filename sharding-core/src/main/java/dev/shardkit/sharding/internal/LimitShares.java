@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.internal;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -19,6 +20,8 @@ final class LimitShares<S> {
   private final EntityLimits limits;
   private final Function<String, Optional<S>> hosted;
   private final BiConsumer<S, Integer> tell;
+  /** How many shares each hosted shard has been told since it started (its share at start is not one). */
+  private final Map<String, Integer> told = new HashMap<>();
 
   /**
    * @param regionLimit the most active entities over the region's shards, if limited
@@ -40,6 +43,7 @@ final class LimitShares<S> {
     if (limits == null) {
       return Integer.MAX_VALUE;
     }
+    told.put(shardId, 0);
     Map<String, Integer> shares = limits.added(shardId);
     tellAll(shares, shardId);
     return shares.getOrDefault(shardId, Integer.MAX_VALUE);
@@ -48,13 +52,20 @@ final class LimitShares<S> {
   /** A shard hosted here stopped: its share goes to the others, which are told. */
   void stopped(String shardId) {
     if (limits != null) {
+      told.remove(shardId);
       tellAll(limits.removed(shardId), null);
     }
   }
 
-  /** A shard reports how many entities live in it; one not hosted here any more is ignored. */
-  void reported(String shardId, int live) {
-    if (limits != null && hosted.apply(shardId).isPresent()) {
+  /**
+   * A shard reports how many entities live in it, counted after it had heard {@code limitsHeard}
+   * shares. One not hosted here any more is ignored, and so is a count made before the shard heard
+   * the last share it was told: a shard that has not heard of a smaller share may still start
+   * entities up to the larger one, so the room it is to give back is not free yet. It reports again
+   * once it has heard.
+   */
+  void reported(String shardId, int live, int limitsHeard) {
+    if (limits != null && hosted.apply(shardId).isPresent() && limitsHeard == told.getOrDefault(shardId, 0)) {
       tellAll(limits.reported(shardId, live), null);
     }
   }
@@ -62,7 +73,10 @@ final class LimitShares<S> {
   private void tellAll(Map<String, Integer> shares, String skip) {
     shares.forEach((shardId, share) -> {
       if (!shardId.equals(skip)) {
-        hosted.apply(shardId).ifPresent(shard -> tell.accept(shard, share));
+        hosted.apply(shardId).ifPresent(shard -> {
+          told.merge(shardId, 1, Integer::sum);
+          tell.accept(shard, share);
+        });
       }
     });
   }

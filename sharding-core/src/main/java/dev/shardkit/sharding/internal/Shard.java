@@ -74,8 +74,10 @@ final class Shard {
   private Cancellable idleTimer;
   private Cancellable recoveryTimer;
   private Cancellable backoffTimer;
-  /** Set while the shard passivates down to a smaller share and the region waits to hear of it. */
+  /** Set after a share is heard and while the shard passivates down to a smaller one: the region waits to hear. */
   private boolean reportingLive;
+  /** How many {@link ShardProtocol.EntityLimit}s this incarnation has taken (its share at start is not one). */
+  private int limitsHeard;
   private long idlePassivations;
   private long limitPassivations;
 
@@ -122,6 +124,7 @@ final class Shard {
 
   /** A restarted incarnation takes over what the failed one held, before its mailbox; see {@link ShardRestarts}. */
   private Behavior<Object> resume(ShardCarryOver.Taken taken, boolean storeRead, Behavior<Object> state) {
+    limitsHeard = taken.limitsHeard();
     taken.held().forEach((entityId, messages) -> messages.forEach(m ->
         deliver(new Deliver(typeKey.name(), shardId, entityId, m), storeRead)));
     return taken.handingOff() ? handOff(storeRead) : state;
@@ -130,7 +133,7 @@ final class Shard {
   /** Failed: the next incarnation gets what this one held (its entities are stopped before it starts). */
   private Behavior<Object> preRestart() {
     postStop();
-    carried.keep(entities.takeAllHeld(), entities.handingOff(), entities.limit());
+    carried.keep(entities.takeAllHeld(), entities.handingOff(), entities.limit(), limitsHeard);
     return Behaviors.same();
   }
 
@@ -372,20 +375,23 @@ final class Shard {
   }
 
   private Behavior<Object> onEntityLimit(EntityLimit newLimit) {
+    limitsHeard++;
     if (entities.limit(newLimit.limit())) {
       makeRoom();
-      reportingLive = true;
-      reportLive();
     } else {
       fillRoom();
     }
+    // Every share heard is answered: the region takes back room only on a count made under the
+    // share it told last.
+    reportingLive = true;
+    reportLive();
     return Behaviors.same();
   }
 
-  /** While passivating down to a smaller share, tells the region how many are still live. */
+  /** After a share is heard, and while passivating down to a smaller one: tells the region how many are live. */
   private void reportLive() {
     if (reportingLive) {
-      region.tell(new EntitiesLive(shardId, entities.size()));
+      region.tell(new EntitiesLive(shardId, entities.size(), limitsHeard));
       reportingLive = entities.overLimit();
     }
   }

@@ -35,6 +35,11 @@ sealed interface ShardProtocol extends NoSerializationVerificationNeeded {
   /** Region → shard: its share of the region's active-entity limit. */
   record EntityLimit(int limit) implements ShardProtocol {}
 
-  /** Shard → region: how many entities are live here, sent while the shard passivates down to a smaller share. */
-  record EntitiesLive(String shardId, int live) implements ShardProtocol {}
+  /**
+   * Shard → region: how many entities are live here, sent after each {@link EntityLimit} and while
+   * the shard passivates down to a smaller share. {@code limitsHeard}: how many {@link EntityLimit}s
+   * the shard had taken when it counted, so that the region can tell a count made before the shard
+   * heard of its latest share (it may still use the share it had) from one made after.
+   */
+  record EntitiesLive(String shardId, int live, int limitsHeard) implements ShardProtocol {}
 }

@@ -238,7 +238,7 @@ final class ShardRegion {
             registration.askHome(r.shardId());
           }
         }, next))
-        .onMessage(ShardProtocol.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live()), next))
+        .onMessage(ShardProtocol.EntitiesLive.class, then(live -> limitShares.reported(live.shardId(), live.live(), live.limitsHeard()), next))
         .onMessage(RegionRequests.GetLocalState.class, then(get -> context.spawnAnonymous(
             ShardStateCollector.localState(routing.table().localShards().values(), get,
                 routing.held() + links.pending(), drops.total(), spec.settings())), next))

@@ -40,7 +40,7 @@ class LimitSharesTest {
   void withoutALimitEveryShardMayHaveAnyNumberAndNobodyIsTold() {
     LimitShares<String> shares = shares(OptionalInt.empty());
     assertEquals(Integer.MAX_VALUE, host(shares, "a"));
-    shares.reported("a", 1_000);
+    shares.reported("a", 1_000, 0);
     shares.stopped("a");
     assertEquals(List.of(), told);
   }
@@ -54,14 +54,56 @@ class LimitSharesTest {
     assertEquals(0, host(shares, "b"));
     assertEquals(List.of(new Told("shard-a", 5)), told);
     told.clear();
-    shares.reported("a", 5);
+    shares.reported("a", 5, 1);
     assertEquals(List.of(new Told("shard-b", 5)), told);
+  }
+
+  @Test
+  void aCountMadeBeforeTheShardHeardItsLatestShareFreesNoRoom() {
+    LimitShares<String> shares = shares(OptionalInt.of(10));
+    host(shares, "a");
+    host(shares, "b");
+    shares.reported("a", 5, 1);
+    told.clear();
+    // b stops: a is told 10 (its second share), then c starts: a is told 5 again (its third).
+    hosted.remove("b");
+    shares.stopped("b");
+    host(shares, "c");
+    assertEquals(List.of(new Told("shard-a", 10), new Told("shard-a", 5)), told);
+    told.clear();
+    // a counted 5 under its first share, before it heard the 10 it may still fill up to.
+    shares.reported("a", 5, 1);
+    assertEquals(List.of(), told, "a count from before the last share was heard gives c nothing");
+    shares.reported("a", 5, 2);
+    assertEquals(List.of(), told, "nor one from before the latest");
+    shares.reported("a", 5, 3);
+    assertEquals(List.of(new Told("shard-c", 5)), told, "a count under the latest share does");
+  }
+
+  @Test
+  void aRestartedShardCountsItsSharesAfresh() {
+    LimitShares<String> shares = twoHostedShards();
+    shares.reported("a", 5, 1);
+    hosted.remove("a");
+    shares.stopped("a");
+    told.clear();
+    assertEquals(0, host(shares, "a"), "b may still have 10 live entities");
+    assertEquals(List.of(new Told("shard-b", 5)), told);
+    told.clear();
+    // b was told 5, 10, then 5: only a count under its third share frees room for a.
+    shares.reported("b", 5, 2);
+    assertEquals(List.of(), told, "counted under b's second share, 10");
+    shares.reported("b", 5, 3);
+    assertEquals(List.of(new Told("shard-a", 5)), told, "counted under b's third share, 5");
+    told.clear();
+    shares.reported("a", 5, 1);
+    assertEquals(List.of(), told, "a heard one share since it started again, and is within it");
   }
 
   @Test
   void aStoppedShardsShareGoesToTheOthers() {
     LimitShares<String> shares = twoHostedShards();
-    shares.reported("a", 5);
+    shares.reported("a", 5, 1);
     told.clear();
     hosted.remove("a");
     shares.stopped("a");
@@ -72,10 +114,10 @@ class LimitSharesTest {
   void reportsOfAShardNotHostedHereAreIgnored() {
     LimitShares<String> shares = twoHostedShards();
     hosted.remove("a");
-    shares.reported("a", 5);
+    shares.reported("a", 5, 1);
     assertEquals(List.of(), told, "a report from a shard not hosted here shifts no share");
     hosted.put("a", "shard-a");
-    shares.reported("a", 5);
+    shares.reported("a", 5, 1);
     assertEquals(List.of(new Told("shard-b", 5)), told, "the same report from a hosted shard does");
   }
 }

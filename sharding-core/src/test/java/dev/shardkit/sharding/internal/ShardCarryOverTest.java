@@ -42,7 +42,18 @@ class ShardCarryOverTest {
     assertEquals(Map.of(), first.held());
     assertFalse(first.handingOff());
     assertEquals(7, first.entityLimit());
+    assertEquals(0, first.limitsHeard(), "its share at start is not one it heard");
     assertEquals(0, first.messages());
+  }
+
+  @Test
+  void theSharesHeardGoOnCountingAcrossIncarnations() {
+    ShardCarryOver carried = new ShardCarryOver(7);
+    carried.take();
+    carried.keep(Map.of(), false, 3, 2);
+    ShardCarryOver.Taken next = carried.take();
+    assertEquals(3, next.entityLimit());
+    assertEquals(2, next.limitsHeard(), "the region counts the shares it told the shard actor, not an incarnation");
   }
 
   @Test
@@ -59,7 +70,7 @@ class ShardCarryOverTest {
     table.hold("b", "b3");
 
     ShardCarryOver carried = new ShardCarryOver(Integer.MAX_VALUE);
-    carried.keep(table.takeAllHeld(), table.handingOff(), table.limit());
+    carried.keep(table.takeAllHeld(), table.handingOff(), table.limit(), 0);
     assertEquals(0, table.heldMessages(), "the failed incarnation keeps none of them");
 
     ShardCarryOver.Taken taken = carried.take();
@@ -80,7 +91,7 @@ class ShardCarryOverTest {
     table.handOff();
     assertTrue(table.handingOff());
     ShardCarryOver carried = new ShardCarryOver(Integer.MAX_VALUE);
-    carried.keep(table.takeAllHeld(), table.handingOff(), table.limit());
+    carried.keep(table.takeAllHeld(), table.handingOff(), table.limit(), 0);
     assertTrue(carried.take().handingOff());
     assertFalse(carried.take().handingOff(), "handed over once");
   }
@@ -90,7 +101,7 @@ class ShardCarryOverTest {
     ShardCarryOver carried = new ShardCarryOver(1);
     Map<String, List<Object>> held = new LinkedHashMap<>();
     held.put("a", new ArrayList<>(List.of("a1")));
-    carried.keep(held, false, 1);
+    carried.keep(held, false, 1, 2);
     held.clear();
     assertEquals(List.of("a1"), carried.take().held().get("a"));
   }

@@ -9,13 +9,36 @@ package dev.shardkit.sharding;
  */
 abstract sealed class EnvelopeMessageExtractor<M> implements MessageExtractor<ShardingEnvelope<M>, M>
     permits StableHashMessageExtractor, HashCodeMessageExtractor {
+  /** Shard numbers up to this many have their id string kept: a few hundred KiB at most. */
+  private static final int MOST_IDS_KEPT = 65_536;
+
   private final int numberOfShards;
+  /**
+   * Each shard number's id, made on first use: a message sent by envelope then allocates no id,
+   * and the region's table finds the id's hash already computed. Filled without locks: two threads
+   * may each make the same id, and either string is as good as the other.
+   */
+  private final String[] ids;
 
   EnvelopeMessageExtractor(int numberOfShards) {
     if (numberOfShards < 1) {
       throw new IllegalArgumentException("numberOfShards must be at least 1, got " + numberOfShards);
     }
     this.numberOfShards = numberOfShards;
+    this.ids = new String[Math.min(numberOfShards, MOST_IDS_KEPT)];
+  }
+
+  /** The id of shard number {@code shard}: its decimal string. */
+  final String shardIdOf(int shard) {
+    if (shard < 0 || shard >= ids.length) {
+      return Integer.toString(shard);
+    }
+    String id = ids[shard];
+    if (id == null) {
+      id = Integer.toString(shard);
+      ids[shard] = id;
+    }
+    return id;
   }
 
   /** How many shards the ids are spread over. */

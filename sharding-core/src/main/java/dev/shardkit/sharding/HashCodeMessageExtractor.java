@@ -24,11 +24,15 @@ public final class HashCodeMessageExtractor<M> extends EnvelopeMessageExtractor<
 
   /** The shard id for an entity id with the given number of shards. */
   public static String shardIdFor(String entityId, int numberOfShards) {
-    return Integer.toString(Math.abs(entityId.hashCode()) % numberOfShards);
+    return Integer.toString(shardNumber(entityId, numberOfShards));
   }
 
   @Override
   public String shardId(String entityId) {
-    return shardIdFor(entityId, numberOfShards());
+    return shardIdOf(shardNumber(entityId, numberOfShards()));
+  }
+
+  private static int shardNumber(String entityId, int numberOfShards) {
+    return Math.abs(entityId.hashCode()) % numberOfShards;
   }
 }

@@ -1,7 +1,6 @@
 package dev.shardkit.sharding;
 
 import dev.shardkit.sharding.internal.Murmur3;
-import java.nio.charset.StandardCharsets;
 
 /**
  * The default extractor over {@link ShardingEnvelope}: the shard id is the 32-bit Murmur3 hash
@@ -24,12 +23,15 @@ public final class StableHashMessageExtractor<M> extends EnvelopeMessageExtracto
 
   /** The shard id for an entity id with the given number of shards. */
   public static String shardIdFor(String entityId, int numberOfShards) {
-    int hash = Murmur3.hash32(entityId.getBytes(StandardCharsets.UTF_8));
-    return Integer.toString(Math.floorMod(hash, numberOfShards));
+    return Integer.toString(shardNumber(entityId, numberOfShards));
   }
 
   @Override
   public String shardId(String entityId) {
-    return shardIdFor(entityId, numberOfShards());
+    return shardIdOf(shardNumber(entityId, numberOfShards()));
+  }
+
+  private static int shardNumber(String entityId, int numberOfShards) {
+    return Math.floorMod(Murmur3.hash32Utf8(entityId), numberOfShards);
   }
 }

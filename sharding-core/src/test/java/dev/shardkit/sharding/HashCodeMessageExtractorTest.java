@@ -122,6 +122,14 @@ class HashCodeMessageExtractorTest {
   }
 
   @Test
+  void anExtractorGivesEachShardOneIdString() {
+    HashCodeMessageExtractor<Object> extractor = new HashCodeMessageExtractor<>(1000);
+    assertSame(extractor.shardId("entity-7"), extractor.shardId(new String("entity-7".toCharArray())));
+    // Pekko's negative id for a hashCode of Integer.MIN_VALUE is not among the kept ones, and stays right.
+    assertEquals("-2", new HashCodeMessageExtractor<>(3).shardId("polygenelubricants"));
+  }
+
+  @Test
   void negativeHashCodesGiveTheAbsoluteRemainder() {
     // Not floorMod: Pekko folds -h and h onto the same shard, and migrated data is keyed by it.
     String id = "zzzzzzzz";

@@ -76,6 +76,25 @@ class StableHashMessageExtractorTest {
     }
   }
 
+  @Test
+  void murmur3OfAStringIsTheHashOfItsUtf8Bytes() {
+    Random random = new Random(2718);
+    for (int i = 0; i < 50_000; i++) {
+      // ASCII ids (hashed from their characters), and ids with any char, lone surrogates included
+      // (encoded first): every length mod 4 on both paths.
+      char[] chars = new char[random.nextInt(41)];
+      boolean ascii = i % 2 == 0;
+      for (int c = 0; c < chars.length; c++) {
+        chars[c] = ascii ? (char) random.nextInt(0x80) : (char) random.nextInt(Character.MAX_VALUE + 1);
+      }
+      String id = new String(chars);
+      assertEquals(referenceMurmur3(utf8(id), 0), Murmur3.hash32Utf8(id), () -> "id of " + id.length() + " chars");
+    }
+    // The last ASCII character and the first that is not.
+    assertEquals(referenceMurmur3(utf8("abc\u007f"), 0), Murmur3.hash32Utf8("abc\u007f"));
+    assertEquals(referenceMurmur3(utf8("abc\u0080"), 0), Murmur3.hash32Utf8("abc\u0080"));
+  }
+
   /**
    * MurmurHash3_x86_32 from the algorithm's description, in unsigned 64-bit arithmetic rather than
    * int overflow, so that a mistake in {@link Murmur3} is unlikely to be repeated here.
@@ -166,6 +185,20 @@ class StableHashMessageExtractorTest {
       assertEquals(a.shardId(id), StableHashMessageExtractor.shardIdFor(id, 1000));
       // A fresh String with the same content (no identity or cached-hash effects).
       assertEquals(a.shardId(id), a.shardId(new String(id.toCharArray())));
+    }
+  }
+
+  @Test
+  void anExtractorGivesEachShardOneIdString() {
+    // The id is made once per shard, so that messages sent by envelope allocate none.
+    StableHashMessageExtractor<Object> extractor = new StableHashMessageExtractor<>(1000);
+    assertSame(extractor.shardId("counter-42"), extractor.shardId(new String("counter-42".toCharArray())));
+    assertEquals("125", extractor.shardId("counter-42"));
+    // Beyond the kept ids, still the right id.
+    StableHashMessageExtractor<Object> many = new StableHashMessageExtractor<>(Integer.MAX_VALUE);
+    for (int i = 0; i < 1000; i++) {
+      String id = "user-" + i;
+      assertEquals(StableHashMessageExtractor.shardIdFor(id, Integer.MAX_VALUE), many.shardId(id));
     }
   }
 

@@ -267,6 +267,16 @@ final class ChunkedHashMap<V> {
     }
   }
 
+  /**
+   * Where {@code key} sits in every map of this kind: keys whose positions share their high bits
+   * share a chunk, whatever the map's size. A batch of many keys split into parts by ranges of
+   * position makes each part touch only its own chunks, so an {@link Editor} per part copies a
+   * fraction of the map instead of nearly all of it. Compare positions unsigned.
+   */
+  static int position(String key) {
+    return hash(key);
+  }
+
   /** Spreads the string's hash so that both its high bits (the chunk) and low bits (the slot) vary. */
   private static int hash(String key) {
     return key.hashCode() * 0x9E3779B9;

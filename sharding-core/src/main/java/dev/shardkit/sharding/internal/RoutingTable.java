@@ -5,14 +5,11 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
-import scala.Function0;
 import scala.collection.immutable.HashMap;
 import scala.collection.immutable.HashMap$;
-import scala.collection.immutable.HashSet;
-import scala.collection.immutable.HashSet$;
-import scala.collection.mutable.ReusableBuilder;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -59,28 +56,27 @@ public final class RoutingTable {
   }
 
   private static final RoutingTable EMPTY = new RoutingTable(ChunkedHashMap.empty(), HashMap$.MODULE$.empty(),
-      HashMap$.MODULE$.empty(), Set.of(), Set.of(), false);
-  private static final HashSet<String> EMPTY_SHARDS = HashSet$.MODULE$.empty();
-  private static final Function0<HashSet<String>> NO_SHARDS = () -> EMPTY_SHARDS;
+      Set.of(), Set.of(), false);
 
   // Persistent maps: a changed table shares all but a small part with the one before it, so a
   // home change does not copy the table. The homes, which every caller's message looks up, are in
-  // a map made for fast lookups; the indexes, which only the region reads, in Scala's.
+  // a map made for fast lookups; the index of local shards, which only the region reads, in Scala's.
   private final ChunkedHashMap<Home> homes;
-  /** The shards hosted here, kept apart so that the region's questions about them need no scan. */
+  /**
+   * The shards hosted here, kept apart so that the region's questions about them need no scan.
+   * The shards of a remote region or node have no index: the region asks for them only when that
+   * region or node goes or comes back, and a scan of the homes then costs less than keeping an
+   * index on every home it learns (a placement up front tells it every shard's).
+   */
   private final HashMap<String, ActorRef<Object>> locals;
-  /** The shards of each remote region, so that a node's or region's shards need no scan either. */
-  private final HashMap<ActorRef<Object>, HashSet<String>> byRegion;
   private final Set<Address> unreachable;
   private final Set<ActorRef<Object>> closing;
   private final boolean localHeld;
 
   private RoutingTable(ChunkedHashMap<Home> homes, HashMap<String, ActorRef<Object>> locals,
-      HashMap<ActorRef<Object>, HashSet<String>> byRegion, Set<Address> unreachable, Set<ActorRef<Object>> closing,
-      boolean localHeld) {
+      Set<Address> unreachable, Set<ActorRef<Object>> closing, boolean localHeld) {
     this.homes = homes;
     this.locals = locals;
-    this.byRegion = byRegion;
     this.unreachable = unreachable;
     this.closing = closing;
     this.localHeld = localHeld;
@@ -121,7 +117,7 @@ public final class RoutingTable {
 
   /** The same homes, with the shards hosted here held or not. */
   public RoutingTable withLocalHeld(boolean held) {
-    return held == localHeld ? this : new RoutingTable(homes, locals, byRegion, unreachable, closing, held);
+    return held == localHeld ? this : new RoutingTable(homes, locals, unreachable, closing, held);
   }
 
   /** The nodes this table treats as unreachable. */
@@ -142,7 +138,7 @@ public final class RoutingTable {
    * The same table with every shard of {@code homes} living in the home given for it: one change
    * for many homes, as when a region learns the homes placed up front all at once. The same table
    * as {@link #withHome} for each in turn, made in one pass: each shard's old home comes from
-   * putting its new one, and each region's shards are added to its index in bulk.
+   * putting its new one.
    *
    * @throws IllegalArgumentException if {@code homes} is null or holds a null shard id or home
    */
@@ -154,13 +150,13 @@ public final class RoutingTable {
       return this;
     }
     ChunkedHashMap.Editor<Home> editor = this.homes.edit(homes.size());
-    IndexChange index = new IndexChange(locals, byRegion);
+    Change change = new Change(this);
     // A bad entry throws before anything is published: the editor's half-made map is dropped.
     homes.forEach((shardId, home) -> {
       Change.check(shardId, home);
-      index.moved(shardId, editor.put(shardId, home), home);
+      change.indexLocal(shardId, editor.put(shardId, home), home);
     });
-    return new RoutingTable(editor.done(), index.locals, index.byRegion(), unreachable, closing, localHeld);
+    return new RoutingTable(editor.done(), change.locals, unreachable, closing, localHeld);
   }
 
   public RoutingTable without(String shardId) {
@@ -178,14 +174,16 @@ public final class RoutingTable {
       rest.remove(region);
       stillClosing = Set.copyOf(rest);
     }
-    HashSet<String> lost = byRegion.getOrElse(region, NO_SHARDS);
+    List<String> lost = shardsOf(region);
     if (lost.isEmpty() && stillClosing == closing) {
       return this;
     }
-    Change change = new Change(this);
-    lost.foreach(shardId -> change.remove(shardId));
-    RoutingTable t = change.table();
-    return new RoutingTable(t.homes, t.locals, t.byRegion, unreachable, stillClosing, localHeld);
+    ChunkedHashMap<Home> left = homes;
+    for (String shardId : lost) {
+      left = left.without(shardId);
+    }
+    // Remote homes only: the local index stays as it is.
+    return new RoutingTable(left, locals, unreachable, stillClosing, localHeld);
   }
 
   /**
@@ -198,7 +196,7 @@ public final class RoutingTable {
     }
     Set<ActorRef<Object>> more = new java.util.HashSet<>(closing);
     more.add(region);
-    return new RoutingTable(homes, locals, byRegion, unreachable, Set.copyOf(more), localHeld);
+    return new RoutingTable(homes, locals, unreachable, Set.copyOf(more), localHeld);
   }
 
   /** True while the shards of {@code region} are held for its link to close. */
@@ -208,7 +206,7 @@ public final class RoutingTable {
 
   /** The same homes, with {@code nodes} as the unreachable ones. */
   public RoutingTable withUnreachable(Set<Address> nodes) {
-    return new RoutingTable(homes, locals, byRegion, Set.copyOf(nodes), closing, localHeld);
+    return new RoutingTable(homes, locals, Set.copyOf(nodes), closing, localHeld);
   }
 
   /** The shards hosted by the region that owns this table: an unmodifiable view, made in constant time. */
@@ -216,93 +214,24 @@ public final class RoutingTable {
     return Collections.unmodifiableMap(CollectionConverters.asJava(locals));
   }
 
-  /** The shards whose home is on {@code node}. */
+  /** The shards whose home is a region on {@code node}: a scan of the homes. */
   public List<String> shardsOn(Address node) {
-    List<String> on = new ArrayList<>();
-    byRegion.foreachEntry((region, shards) -> {
-      if (region.path().address().equals(node)) {
-        shards.foreach(on::add);
-      }
-      return null;
-    });
-    return on;
+    return remoteShards(region -> region.path().address().equals(node));
   }
 
-  /** The shards that live in {@code region}. */
+  /** The shards that live in {@code region}, if it is another region: a scan of the homes. */
   public List<String> shardsOf(ActorRef<Object> region) {
-    List<String> of = new ArrayList<>();
-    byRegion.getOrElse(region, NO_SHARDS).foreach(of::add);
-    return of;
+    return remoteShards(region::equals);
   }
 
-  /**
-   * The indexes' part of a change of many homes: each region's leaving and joining shards are
-   * gathered first and its index changed once, built in bulk when the region is new to it, instead
-   * of the whole index changed for every shard.
-   */
-  private static final class IndexChange {
-    private HashMap<String, ActorRef<Object>> locals;
-    private final HashMap<ActorRef<Object>, HashSet<String>> byRegionBefore;
-    /** The shards leaving each region's index, and those joining it (as its remote home). */
-    private final java.util.Map<ActorRef<Object>, List<String>> leaving = new java.util.HashMap<>();
-    private final java.util.Map<ActorRef<Object>, List<String>> joining = new java.util.HashMap<>();
-
-    IndexChange(HashMap<String, ActorRef<Object>> locals, HashMap<ActorRef<Object>, HashSet<String>> byRegion) {
-      this.locals = locals;
-      this.byRegionBefore = byRegion;
-    }
-
-    /** The shard's home was {@code old} (null: none) and is {@code home} now. */
-    void moved(String shardId, Home old, Home home) {
-      if (old instanceof Local) {
-        locals = locals.removed(shardId);
-      } else if (old instanceof Remote r) {
-        leaving.computeIfAbsent(r.region(), k -> new ArrayList<>()).add(shardId);
+  private List<String> remoteShards(Predicate<ActorRef<Object>> ofRegion) {
+    List<String> found = new ArrayList<>();
+    homes.forEach((shardId, home) -> {
+      if (home instanceof Remote r && ofRegion.test(r.region())) {
+        found.add(shardId);
       }
-      if (home instanceof Local l) {
-        locals = locals.updated(shardId, l.shard());
-      } else if (home instanceof Remote r) {
-        joining.computeIfAbsent(r.region(), k -> new ArrayList<>()).add(shardId);
-      }
-    }
-
-    /**
-     * The regions' index after the change: leaving shards out first, so that a shard told the home
-     * it had stays in its region's index.
-     */
-    HashMap<ActorRef<Object>, HashSet<String>> byRegion() {
-      HashMap<ActorRef<Object>, HashSet<String>> byRegion = byRegionBefore;
-      for (var left : leaving.entrySet()) {
-        HashSet<String> rest = byRegion.apply(left.getKey());
-        for (String shardId : left.getValue()) {
-          rest = rest.excl(shardId);
-        }
-        byRegion = rest.isEmpty() ? byRegion.removed(left.getKey()) : byRegion.updated(left.getKey(), rest);
-      }
-      for (var joined : joining.entrySet()) {
-        HashSet<String> before = byRegion.getOrElse(joined.getKey(), NO_SHARDS);
-        byRegion = byRegion.updated(joined.getKey(), joined(before, joined.getValue()));
-      }
-      return byRegion;
-    }
-
-    /**
-     * {@code before} with the shards of {@code ids}: built at once into a region new to the index;
-     * into a region known before, one insert each, as a merge of two sets walks both, which costs
-     * more when the region already has far more shards than join it.
-     */
-    private static HashSet<String> joined(HashSet<String> before, List<String> ids) {
-      if (before.isEmpty()) {
-        ReusableBuilder<String, HashSet<String>> built = HashSet$.MODULE$.newBuilder();
-        ids.forEach(built::addOne);
-        return built.result();
-      }
-      HashSet<String> after = before;
-      for (String shardId : ids) {
-        after = after.incl(shardId);
-      }
-      return after;
-    }
+    });
+    return found;
   }
 
   /** One change of the table's homes, applied to its maps in turn: nothing is copied whole. */
@@ -310,13 +239,11 @@ public final class RoutingTable {
     private final RoutingTable from;
     private ChunkedHashMap<Home> homes;
     private HashMap<String, ActorRef<Object>> locals;
-    private HashMap<ActorRef<Object>, HashSet<String>> byRegion;
 
     Change(RoutingTable from) {
       this.from = from;
       this.homes = from.homes;
       this.locals = from.locals;
-      this.byRegion = from.byRegion;
     }
 
     static void check(String shardId, Home home) {
@@ -328,39 +255,29 @@ public final class RoutingTable {
 
     Change put(String shardId, Home home) {
       check(shardId, home);
-      index(shardId, home);
+      indexLocal(shardId, homes.get(shardId), home);
       homes = homes.with(shardId, home);
       return this;
     }
 
-    /** Moves the shard in the indexes from the home it had (if any) to {@code home}. */
-    void index(String shardId, Home home) {
-      unindex(shardId, homes.get(shardId));
+    /** The shard's home was {@code old} (null: none) and is {@code home} now (null: none). */
+    void indexLocal(String shardId, Home old, Home home) {
       if (home instanceof Local l) {
         locals = locals.updated(shardId, l.shard());
-      } else if (home instanceof Remote r) {
-        byRegion = byRegion.updated(r.region(), byRegion.getOrElse(r.region(), NO_SHARDS).incl(shardId));
+      } else if (old instanceof Local) {
+        locals = locals.removed(shardId);
       }
     }
 
     Change remove(String shardId) {
-      unindex(shardId, homes.get(shardId));
+      indexLocal(shardId, homes.get(shardId), null);
       homes = homes.without(shardId);
       return this;
     }
 
-    private void unindex(String shardId, Home old) {
-      if (old instanceof Local) {
-        locals = locals.removed(shardId);
-      } else if (old instanceof Remote r) {
-        HashSet<String> rest = byRegion.apply(r.region()).excl(shardId);
-        byRegion = rest.isEmpty() ? byRegion.removed(r.region()) : byRegion.updated(r.region(), rest);
-      }
-    }
-
     RoutingTable table() {
       return homes == from.homes ? from
-          : new RoutingTable(homes, locals, byRegion, from.unreachable, from.closing, from.localHeld);
+          : new RoutingTable(homes, locals, from.unreachable, from.closing, from.localHeld);
     }
   }
 }

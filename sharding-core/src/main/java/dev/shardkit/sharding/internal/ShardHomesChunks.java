@@ -15,7 +15,12 @@ import org.apache.pekko.actor.typed.ActorRef;
  * 100 000 homes take well over that. The size of a message is bounded from above the way
  * {@link ShardingSerializer} writes it: each shard id at most 3 bytes per char plus its length,
  * and each distinct region's ref once, at most 3 bytes per char of its path plus a margin for its
- * uid. Pure.
+ * uid.
+ *
+ * <p>The homes go out in the order of their place in a region's routing table (their
+ * {@link ChunkedHashMap#position}), so that each message fills its own part of every receiving
+ * region's table: a region copies the parts of its table a message changes, and a message of homes
+ * in no particular order changes nearly every part. Pure.
  */
 final class ShardHomesChunks {
 
@@ -40,7 +45,7 @@ final class ShardHomesChunks {
     Map<String, ActorRef<Object>> chunk = new HashMap<>();
     Set<ActorRef<Object>> regionsInChunk = new HashSet<>();
     long size = HEADER;
-    for (Map.Entry<String, ActorRef<Object>> home : homes.entrySet()) {
+    for (Map.Entry<String, ActorRef<Object>> home : inTableOrder(homes)) {
       long cost = idBytes(home.getKey()) + (regionsInChunk.contains(home.getValue()) ? 0 : regionBytes(home.getValue()));
       if (HEADER + idBytes(home.getKey()) + regionBytes(home.getValue()) > maxBytes) {
         throw new IllegalArgumentException("the home of shard [" + home.getKey() + "] in " + home.getValue().path()
@@ -61,6 +66,23 @@ final class ShardHomesChunks {
       chunks.add(new ShardHomes(chunk, term));
     }
     return chunks;
+  }
+
+  /** Table positions are grouped by their top bits into this many runs, in order. */
+  private static final int POSITION_BITS = 8;
+
+  /** The homes in runs of the same top bits of their table position, the runs in order. */
+  private static List<Map.Entry<String, ActorRef<Object>>> inTableOrder(Map<String, ActorRef<Object>> homes) {
+    List<List<Map.Entry<String, ActorRef<Object>>>> runs = new ArrayList<>(1 << POSITION_BITS);
+    for (int r = 0; r < 1 << POSITION_BITS; r++) {
+      runs.add(new ArrayList<>());
+    }
+    for (Map.Entry<String, ActorRef<Object>> home : homes.entrySet()) {
+      runs.get(ChunkedHashMap.position(home.getKey()) >>> (32 - POSITION_BITS)).add(home);
+    }
+    List<Map.Entry<String, ActorRef<Object>>> ordered = new ArrayList<>(homes.size());
+    runs.forEach(ordered::addAll);
+    return ordered;
   }
 
   /** The term and the count of regions. */

@@ -40,6 +40,29 @@ class ShardHomesChunksTest {
   }
 
   @Test
+  void eachMessageHoldsItsOwnRangeOfTablePositions() {
+    // A region's table copies the parts a message touches: messages of disjoint ranges touch
+    // disjoint parts, where homes in hash-map order would make each message touch nearly all.
+    Map<String, ActorRef<Object>> homes = new HashMap<>();
+    for (int i = 0; i < 20_000; i++) {
+      homes.put("shard-" + i, refs.region(i % 7));
+    }
+    List<ShardHomes> chunks = ShardHomesChunks.of(homes, 1, 16 * 1024);
+    assertTrue(chunks.size() >= 8, chunks.size() + " messages");
+    int lastTopBits = -1;
+    for (ShardHomes chunk : chunks) {
+      int[] topBits = chunk.homes().keySet().stream()
+          .mapToInt(id -> ChunkedHashMap.position(id) >>> 24).sorted().toArray();
+      assertTrue(topBits[0] >= lastTopBits, "a message starts at " + topBits[0] + ", before the last one ended at "
+          + lastTopBits);
+      // Only the runs at its two ends may be shared with its neighbours.
+      assertTrue(topBits[topBits.length - 1] - topBits[0] < 256 / 4, "one message spans " + topBits[0] + " to "
+          + topBits[topBits.length - 1]);
+      lastTopBits = topBits[topBits.length - 1];
+    }
+  }
+
+  @Test
   void noHomesMakeNoMessageAndAHomeBeyondTheBudgetIsRefusedNamingIt() {
     assertEquals(List.of(), ShardHomesChunks.of(Map.of(), 1, 1000));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -395,7 +395,11 @@ final class ShardRegion {
 
   /** Routes again what was released (before the table is published: held messages go first). */
   private void reroute(List<Deliver> released) {
-    released.forEach(d -> route(d, true));
+    // A loop, not forEach: a region taking homes placed up front calls this for every shard, and
+    // nearly always with nothing held.
+    for (Deliver d : released) {
+      route(d, true);
+    }
   }
 
   private void publish() {

@@ -8,6 +8,8 @@ import dev.shardkit.sharding.ClusterShardingStats;
 import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -30,13 +32,12 @@ class CounterClusterTest {
         cluster.add(CONFIG);
         cluster.awaitUp(i + 1);
       }
-      // The oldest node (the first) last: its start starts the coordinator, which then finds every
-      // region in place and places the shards over all three. Started first, the coordinator could
-      // hear from a node before that node's start ("no region here"), place the shards over two, and
-      // give the third its share only of the shards not used yet, after the increments below have
-      // started all thirty counters on the other two: they would all work, but not on every node.
-      List<ActorSystem<Void>> nodes = new java.util.ArrayList<>(cluster.systems());
-      java.util.Collections.reverse(nodes);
+      // The oldest node (the first) last: its start starts the coordinator, which then finds all
+      // three regions and places the shards over them. A region started after the coordinator has
+      // settled gets a share only of the shards not used yet, and the increments below could have
+      // used all thirty before it came.
+      List<ActorSystem<Void>> nodes = new ArrayList<>(cluster.systems());
+      Collections.reverse(nodes);
       for (ActorSystem<Void> node : nodes) {
         ClusterSharding.get(node).start(Entity.of(Counter.KEY, ctx -> Counter.create(ctx.entityId())));
       }

@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.serialization.SerializationExtension;
@@ -37,8 +38,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A live three-node cluster (every message serialized) that is fed crafted protocol messages,
- * which pass serialization but carry ids the type does not accept, and garbage bytes through the
- * running systems' serializers, keeps routing: a ledger finds every message of steady traffic to
+ * which pass serialization but carry ids the type does not accept (sent to a region's entrance on
+ * its own node and from another node), and garbage bytes through the running systems'
+ * serializers, keeps routing: a ledger finds every message of steady traffic to
  * good entities delivered exactly once and in order, while the bad input is dropped and counted.
  */
 class CraftedInputTest {
@@ -124,6 +126,19 @@ class CraftedInputTest {
     TestCluster.await(Duration.ofSeconds(10), () -> dropped(node0, GUARDED) == droppedBefore + 5,
         "the region drops and counts the five crafted messages");
 
+    // The same from another node, through the wire: the ref start returned (the region's entrance)
+    // resolved on node 1. What arrives there is routed on the thread that takes it off the wire,
+    // not through the region's mailbox, so this checks that path keeps the same guard.
+    ActorRef<Object> region0FromNode1 = ActorRefResolver.get(cluster.system(1))
+        .resolveActorRef(ActorRefResolver.get(node0).toSerializationFormat(region0));
+    for (String shardId : List.of("20", "-1", "01", "999999999999")) {
+      region0FromNode1.tell(new Deliver(GUARDED.name(), shardId, "remote-crafted-" + shardId,
+          new Ledger.Msg("crafted", 1)));
+    }
+    region0FromNode1.tell(new ShardingEnvelope<>("", new Ledger.Msg("crafted", 1)));
+    TestCluster.await(Duration.ofSeconds(10), () -> dropped(node0, GUARDED) == droppedBefore + 10,
+        "node 0's region drops and counts the five crafted messages that came over the wire");
+
     // A crafted request to the coordinator for a shard outside the known ids is refused.
     TestProbe<Object> asker = TestProbe.create(cluster.system(1));
     tellCoordinator(cluster.system(1), GUARDED.name(), new GetShardHome("4711", asker.ref()));
@@ -161,8 +176,9 @@ class CraftedInputTest {
     Map<String, Integer> sent = traffic.stop();
     Ledger.Report report = ledger.awaitAndCheck(good, sent, Duration.ofSeconds(20));
     assertTrue(report.clean(), "every good message arrives once, in order: " + report);
-    assertEquals(droppedBefore + 5, dropped(node0, GUARDED), "only the crafted messages were dropped");
+    assertEquals(droppedBefore + 10, dropped(node0, GUARDED), "only the crafted messages were dropped");
     assertEquals(0, ledger.received("crafted-20", "crafted"));
+    assertEquals(0, ledger.received("remote-crafted-20", "crafted"));
   }
 
   @Test

@@ -26,7 +26,7 @@ final class EnvelopeExtraction {
     try {
       String entityId = extractor.entityId(envelope);
       if (!ShardIds.isValid(entityId)) {
-        return new Rejected("the message extractor gave a " + (entityId == null ? "null" : "empty")
+        return new Rejected("the message extractor gave " + (entityId == null ? "a null" : "an empty")
             + " entity id for a message of class " + envelope.getClass().getName());
       }
       String shardId = extractor.shardId(entityId);

@@ -47,7 +47,7 @@ class EnvelopeExtractionTest {
   void aNullOrEmptyEntityIdIsRejectedNamingTheMessageClass() {
     assertEquals(new Rejected("the message extractor gave a null entity id for a message of class java.lang.String"),
         EnvelopeExtraction.extract("counter", extractor(e -> null, id -> "s", e -> e), "x"));
-    assertEquals(new Rejected("the message extractor gave a empty entity id for a message of class java.lang.String"),
+    assertEquals(new Rejected("the message extractor gave an empty entity id for a message of class java.lang.String"),
         EnvelopeExtraction.extract("counter", extractor(e -> "", id -> "s", e -> e), "x"));
   }
 

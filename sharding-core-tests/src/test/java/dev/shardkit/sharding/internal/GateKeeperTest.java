@@ -14,8 +14,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The keepers of three real nodes: a node that was paused asks the others and goes on once they
- * confirm it; a node that is downed closes its gate for good.
+ * The keepers of real nodes: a node that was paused asks the others and goes on once they confirm
+ * it; a single node goes on after every pause, having nobody to ask; a node that is downed closes
+ * its gate for good.
  */
 class GateKeeperTest {
   private TestCluster cluster;
@@ -50,6 +51,24 @@ class GateKeeperTest {
     probe.expectMessage(Duration.ofSeconds(10), GateKeeper.GateChanged.CLOSED);
     probe.expectMessage(Duration.ofSeconds(10), GateKeeper.GateChanged.OPENED);
     assertTrue(gate.isOpen());
+  }
+
+  @Test
+  void aSingleNodePausedAgainAndAgainReopensEveryTime() {
+    // One node has nobody to ask, and nobody who could have taken its shards: every pause, however
+    // many come one after another (a loaded machine's GC pauses), must end with the gate open again.
+    cluster = new TestCluster("GateSingle").startNodes(1);
+    cluster.awaitUp(1);
+    ActorSystem<Void> node = cluster.system(0);
+    TestProbe<Object> probe = subscribe(node);
+    DeliveryGate gate = NodeGate.get(node).gate();
+    for (int pause = 0; pause < 5; pause++) {
+      gate.close();
+      NodeGate.get(node).keeper().tell(new GateKeeper.Paused(Duration.ofSeconds(2).toNanos()));
+      probe.expectMessage(Duration.ofSeconds(10), GateKeeper.GateChanged.CLOSED);
+      probe.expectMessage(Duration.ofSeconds(10), GateKeeper.GateChanged.OPENED);
+      assertTrue(gate.isOpen(), "open after pause " + pause);
+    }
   }
 
   @Test

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * With {@code coordinator-lease}, a coordinator acts only while its node holds the lease: one that
  * loses it stops (a new shard gets no home) and serves again once its node holds the lease again;
  * and when the oldest node changes while the lease is held elsewhere, no coordinator starts until
- * the lease is free. The lease is shardkit's {@link TestLease}, shared by the nodes in this JVM.
+ * the lease is free. The lease is shardkit's {@link TestLease}, shared by the nodes of each test's cluster.
  */
 class CoordinatorLeaseTest {
   static final int SHARDS = 50;
@@ -49,7 +49,7 @@ class CoordinatorLeaseTest {
     }
     ClusterSharding.get(sender).entityRefFor(key, "a").tell(new Msg("sender", 1));
     Recorder.awaitReceived(sender, key, "a", 1);
-    return TestLease.control("shardkit-coordinator-" + key.name());
+    return cluster.lease("shardkit-coordinator-" + key.name());
   }
 
   /** An entity id whose shard differs from {@code other}'s, so that its first message needs a placement. */

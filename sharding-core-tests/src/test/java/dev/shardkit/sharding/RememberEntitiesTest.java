@@ -41,9 +41,9 @@ class RememberEntitiesTest {
 
   @AfterEach
   void openStore() {
-    TestRememberStore.openGate();
-    TestRememberStore.failNextWrites(0);
-    TestRememberStore.failNextLoads(0);
+    cluster.rememberStore().openGate();
+    cluster.rememberStore().failNextWrites(0);
+    cluster.rememberStore().failNextLoads(0);
   }
 
   static ShardingSettings remembering(int shards) {
@@ -64,7 +64,7 @@ class RememberEntitiesTest {
     sharding().entityRefFor(key, "warm").tell(new Hello(1));
     TestCluster.await(Duration.ofSeconds(5), () -> probe.received("warm").size() == 1, "warm-up");
 
-    TestRememberStore.closeGate();
+    cluster.rememberStore().closeGate();
     for (int i = 0; i < 50; i++) {
       sharding().entityRefFor(key, "e" + i).tell(new Hello(1));
     }
@@ -72,7 +72,7 @@ class RememberEntitiesTest {
     for (int i = 0; i < 50; i++) {
       assertEquals(0, probe.starts("e" + i), "e" + i + " must not start before it is remembered");
     }
-    TestRememberStore.openGate();
+    cluster.rememberStore().openGate();
     for (int i = 0; i < 50; i++) {
       String id = "e" + i;
       TestCluster.await(Duration.ofSeconds(5), () -> probe.received(id).equals(List.of(1)), id + " got its message");
@@ -81,9 +81,9 @@ class RememberEntitiesTest {
     for (int i = 0; i < 50; i++) {
       expected.add("e" + i);
     }
-    assertEquals(expected, TestRememberStore.remembered(key.name()));
+    assertEquals(expected, cluster.rememberStore().remembered(key.name()));
     // The first new entity's write was in flight; the 49 that came meanwhile share the next one.
-    List<TestRememberStore.Write> writes = TestRememberStore.writes(key.name());
+    List<TestRememberStore.Write> writes = cluster.rememberStore().writes(key.name());
     assertEquals(3, writes.size(), "warm-up, e0, then the rest together: " + writes);
     assertEquals(49, writes.get(2).started().size());
   }
@@ -97,10 +97,10 @@ class RememberEntitiesTest {
     sharding().entityRefFor(key, "passive").tell(new Hello(1));
     sharding().entityRefFor(key, "stopper").tell(new Hello(1));
     TestCluster.await(Duration.ofSeconds(5), () -> probe.live().containsAll(Set.of("passive", "stopper")), "started");
-    assertEquals(Set.of("passive", "stopper"), TestRememberStore.remembered(key.name()));
+    assertEquals(Set.of("passive", "stopper"), cluster.rememberStore().remembered(key.name()));
 
     sharding().entityRefFor(key, "passive").tell(PassivateMe.INSTANCE);
-    TestCluster.await(Duration.ofSeconds(5), () -> TestRememberStore.remembered(key.name()).equals(Set.of("stopper")),
+    TestCluster.await(Duration.ofSeconds(5), () -> cluster.rememberStore().remembered(key.name()).equals(Set.of("stopper")),
         "a passivated entity is forgotten");
     assertTrue(!probe.live().contains("passive"));
 
@@ -108,7 +108,7 @@ class RememberEntitiesTest {
     sharding().entityRefFor(key, "stopper").tell(StopYourself.INSTANCE);
     TestCluster.await(Duration.ofSeconds(5), () -> probe.starts("stopper") == 2, "it starts again by itself");
     assertTrue(System.nanoTime() - stoppedAt >= Duration.ofMillis(300).toNanos(), "after its back-off");
-    assertEquals(Set.of("stopper"), TestRememberStore.remembered(key.name()), "and stays remembered");
+    assertEquals(Set.of("stopper"), cluster.rememberStore().remembered(key.name()), "and stays remembered");
     assertEquals(1, probe.starts("passive"), "the passivated one did not come back");
   }
 
@@ -118,13 +118,13 @@ class RememberEntitiesTest {
     EntityTypeKey<Msg> key = EntityTypeKey.create(Msg.class, "RememberRetry");
     sharding().start(Entity.of(key, probe::behavior).withSettings(remembering(1)));
     try (LogCapture log = new LogCapture()) {
-      TestRememberStore.failNextWrites(2);
+      cluster.rememberStore().failNextWrites(2);
       sharding().entityRefFor(key, "a").tell(new Hello(1));
       sharding().entityRefFor(key, "a").tell(new Hello(2));
       TestCluster.await(Duration.ofSeconds(10), () -> probe.received("a").equals(List.of(1, 2)),
           "both messages, in order, after the retries");
       assertEquals(1, probe.starts("a"));
-      assertEquals(Set.of("a"), TestRememberStore.remembered(key.name()));
+      assertEquals(Set.of("a"), cluster.rememberStore().remembered(key.name()));
       log.await(Duration.ofSeconds(1), "shard [0] could not write 1 remembered-entity change(s)", "retrying");
     }
   }
@@ -133,9 +133,9 @@ class RememberEntitiesTest {
   void aShardWhoseStoreCannotBeReadRetriesAndItsMessagesWait() {
     EntityProbe probe = new EntityProbe();
     EntityTypeKey<Msg> key = EntityTypeKey.create(Msg.class, "RememberUnreadable");
-    TestRememberStore.preload(key.name(), "0", Set.of("old"));
+    cluster.rememberStore().preload(key.name(), "0", Set.of("old"));
     try (LogCapture log = new LogCapture()) {
-      TestRememberStore.failNextLoads(2);
+      cluster.rememberStore().failNextLoads(2);
       sharding().start(Entity.of(key, probe::behavior).withSettings(remembering(1)));
       sharding().entityRefFor(key, "new").tell(new Hello(1));
       TestCluster.await(Duration.ofSeconds(10), () -> probe.received("new").equals(List.of(1))
@@ -143,7 +143,7 @@ class RememberEntitiesTest {
           + "store could be read");
       log.await(Duration.ofSeconds(1), "shard [0] could not read its remembered entities", "retrying");
       assertEquals(1, probe.starts("old"));
-      assertEquals(Set.of("old", "new"), TestRememberStore.remembered(key.name()));
+      assertEquals(Set.of("old", "new"), cluster.rememberStore().remembered(key.name()));
     }
   }
 
@@ -156,7 +156,7 @@ class RememberEntitiesTest {
       ids.add("r" + i);
     }
     // Written by an earlier run of the shard: the coordinator finds the shard and places it.
-    TestRememberStore.preload(key.name(), "0", ids);
+    cluster.rememberStore().preload(key.name(), "0", ids);
     long start = System.nanoTime();
     sharding().start(Entity.of(key, probe::behavior).withSettings(remembering(1)
         .withRememberEntitiesRecovery(5, Duration.ofMillis(200))));

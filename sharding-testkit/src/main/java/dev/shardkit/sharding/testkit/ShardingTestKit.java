@@ -89,6 +89,14 @@ public final class ShardingTestKit implements AutoCloseable {
   }
 
   /**
+   * The node's remember-entities store ({@code remember-entities-store = test}), its own: other
+   * test kits and clusters, in tests running in parallel, have theirs.
+   */
+  public TestRememberStore rememberStore() {
+    return cluster.rememberStore();
+  }
+
+  /**
    * Pekko's typed {@link ActorTestKit} on the node's actor system: {@code createTestProbe()},
    * {@code spawn(...)}, and the other tools of {@code pekko-actor-testkit-typed}.
    */

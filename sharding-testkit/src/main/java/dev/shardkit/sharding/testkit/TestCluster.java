@@ -76,15 +76,71 @@ public final class TestCluster implements AutoCloseable {
       """;
 
   private final String name;
+  private final TestScope scope;
   private final List<ActorSystem<Void>> systems = new ArrayList<>();
 
   /**
-   * A cluster with no systems yet; {@link #add} or {@link #startNodes} starts them.
+   * A cluster with no systems yet; {@link #add} or {@link #startNodes} starts them. It has a
+   * {@link TestRememberStore} and {@link TestLease}s of its own.
    *
    * @param name the name of every system (Pekko's cluster members share their system's name)
+   * @throws IllegalArgumentException if {@code name} is null
    */
   public TestCluster(String name) {
-    this.name = name;
+    this(name, TestScope.create());
+  }
+
+  /**
+   * A cluster that takes over what an earlier one kept outside its systems, its
+   * {@link #rememberStore()} and its leases: to restart a whole cluster, as real nodes find their
+   * database again when they start. Close {@code predecessor} first.
+   *
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public TestCluster(String name, TestCluster predecessor) {
+    this(name, requireNonNull(predecessor, "predecessor").scope);
+  }
+
+  private TestCluster(String name, TestScope scope) {
+    this.name = requireNonNull(name, "name");
+    this.scope = scope;
+  }
+
+  private static <T> T requireNonNull(T value, String argument) {
+    if (value == null) {
+      throw new IllegalArgumentException("TestCluster: " + argument + " must not be null");
+    }
+    return value;
+  }
+
+  /**
+   * This cluster's remember-entities store ({@code remember-entities-store = test}), shared by its
+   * systems.
+   */
+  public TestRememberStore rememberStore() {
+    return scope.rememberStore();
+  }
+
+  /**
+   * The control of this cluster's {@link TestLease} whose name contains {@code namePart}, once some
+   * node asked for it.
+   *
+   * @throws IllegalStateException unless exactly one lease asked for so far matches
+   */
+  public TestLeaseControl lease(String namePart) {
+    requireNonNull(namePart, "namePart");
+    var matching = scope.leases().values().stream().filter(c -> c.name().contains(namePart)).toList();
+    if (matching.size() != 1) {
+      throw new IllegalStateException("Expected one test lease named like [" + namePart + "], found "
+          + matching.stream().map(TestLeaseControl::name).toList());
+    }
+    return matching.get(0);
+  }
+
+  /** Whether a node of this cluster asked for a lease whose name contains {@code namePart}. */
+  public boolean hasLease(String namePart) {
+    requireNonNull(namePart, "namePart");
+    return scope.leases().keySet().stream().anyMatch(n -> n.contains(namePart));
   }
 
   /**
@@ -100,6 +156,7 @@ public final class TestCluster implements AutoCloseable {
       rolesConf.append(i == 0 ? "" : ",").append('"').append(roles[i]).append('"');
     }
     rolesConf.append("]\n");
+    rolesConf.append(TestScope.CONFIG_KEY).append(" = \"").append(scope.id()).append("\"\n");
     Config config = ConfigFactory.parseString(extraConfig + "\n" + rolesConf)
         .withFallback(ConfigFactory.parseString(BASE_CONFIG))
         .withFallback(ConfigFactory.load());

@@ -1,20 +1,20 @@
 package dev.shardkit.sharding.testkit;
 
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.coordination.lease.LeaseSettings;
 import org.apache.pekko.coordination.lease.javadsl.Lease;
 
 /**
- * A Pekko coordination lease held in this JVM, which a test grants, refuses and takes away through
- * its {@link TestLeaseControl}: for testing what a lease-holding component (such as the
- * coordinator with {@code shardkit.sharding.coordinator-lease}) does when it cannot get the lease
- * or loses it. Every node of a {@link TestCluster} runs in one JVM, so they all share the lease of
- * one name, as they would share a real lease resource.
+ * A Pekko coordination lease held in the memory of a {@link TestCluster}, which a test grants,
+ * refuses and takes away through its {@link TestLeaseControl} ({@link TestCluster#lease}): for
+ * testing what a lease-holding component (such as the coordinator with
+ * {@code shardkit.sharding.coordinator-lease}) does when it cannot get the lease or loses it. The
+ * nodes of one {@code TestCluster} share the lease of one name, as they would share a real lease
+ * resource; another cluster, in a test running in parallel, has leases of its own.
  *
  * <p>Configure it with {@link #CONFIG} (a lease section at {@link #CONFIG_PATH}) and name that path
  * where a lease is expected. Answers come at once; {@link #acquire} never fails, it only says no.
@@ -27,34 +27,17 @@ public final class TestLease extends Lease {
   /** The lease's configuration section, to add to a test's configuration. */
   public static final String CONFIG = CONFIG_PATH + ".lease-class = \"" + TestLease.class.getName() + "\"\n";
 
-  private static final Map<String, TestLeaseControl> LEASES = new ConcurrentHashMap<>();
-
   private final LeaseSettings settings;
   private final TestLeaseControl control;
 
-  /** Called by Pekko's {@code LeaseProvider}, once per lease name and owner. */
-  public TestLease(LeaseSettings settings) {
-    this.settings = settings;
-    this.control = LEASES.computeIfAbsent(settings.leaseName(), TestLeaseControl::new);
-  }
-
   /**
-   * The control of the lease whose name contains {@code namePart}, once some node asked for it.
+   * Called by Pekko's {@code LeaseProvider}, once per lease name and owner.
    *
-   * @throws IllegalStateException unless exactly one lease created so far matches
+   * @throws IllegalStateException if the system was not started by a TestCluster or ShardingTestKit
    */
-  public static TestLeaseControl control(String namePart) {
-    var matching = LEASES.values().stream().filter(c -> c.name().contains(namePart)).toList();
-    if (matching.size() != 1) {
-      throw new IllegalStateException("Expected one test lease named like [" + namePart + "], found "
-          + matching.stream().map(TestLeaseControl::name).toList());
-    }
-    return matching.get(0);
-  }
-
-  /** Whether a lease whose name contains {@code namePart} was asked for. */
-  public static boolean exists(String namePart) {
-    return LEASES.keySet().stream().anyMatch(name -> name.contains(namePart));
+  public TestLease(LeaseSettings settings, ExtendedActorSystem system) {
+    this.settings = settings;
+    this.control = TestScope.of(system.settings().config(), "TestLease").lease(settings.leaseName());
   }
 
   @Override

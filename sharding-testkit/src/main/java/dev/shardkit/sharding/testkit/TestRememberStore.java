@@ -15,83 +15,103 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
- * A remember-entities store for tests ({@code remember-entities-store = test}, available in every
- * system of a {@link TestCluster} or {@link ShardingTestKit}): it keeps every shard's entities in
- * this JVM, so they survive a shard's move between the systems of a {@link TestCluster} and a
- * restart of all of them, and lets a test hold writes back, fail them, and see every write. Not a
- * stand-in for a real store: the durable stores (sharding-ddata, sharding-persistence) are tested
- * in their own modules.
+ * The remember-entities store of one {@link TestCluster} ({@code remember-entities-store = test},
+ * available in every system of a {@code TestCluster} or {@link ShardingTestKit}): it keeps every
+ * shard's entities in memory, shared by the cluster's systems, so they survive a shard's move
+ * between them; a test holds writes back, fails them, and sees every write. Get it from
+ * {@link TestCluster#rememberStore()} or {@link ShardingTestKit#rememberStore()}. Not a stand-in
+ * for a real store: the durable stores (sharding-ddata, sharding-persistence) are tested in their
+ * own modules.
  *
- * <p>Its contents are JVM-wide and keyed by entity type name, and outlive the systems: give each
- * test its own type names. The failure and gate switches apply to every type.
+ * <p>Each cluster has its own store, so tests with clusters of their own can run in parallel. To
+ * restart a whole cluster with its remembered entities, start the new one with
+ * {@link TestCluster#TestCluster(String, TestCluster)}: it takes over the earlier cluster's store.
+ * Thread-safe.
  */
-public final class TestRememberStore implements RememberEntitiesStore {
+public final class TestRememberStore {
 
   /** One write as the store received it. */
   public record Write(String typeName, String shardId, Set<String> started, Set<String> stopped) {}
 
-  private static final Map<String, Set<String>> ENTITIES = new ConcurrentHashMap<>();
-  private static final List<Write> WRITES = new CopyOnWriteArrayList<>();
-  private static final AtomicInteger FAIL_NEXT = new AtomicInteger();
-  private static final AtomicInteger FAIL_NEXT_LOADS = new AtomicInteger();
-  private static volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+  private final Map<String, Set<String>> entities = new ConcurrentHashMap<>();
+  private final List<Write> writes = new CopyOnWriteArrayList<>();
+  private final AtomicInteger failNextWrites = new AtomicInteger();
+  private final AtomicInteger failNextLoads = new AtomicInteger();
+  private final AtomicInteger heldWrites = new AtomicInteger();
+  private volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+
+  TestRememberStore() {}
 
   /** The provider of {@code remember-entities-store = test}, named in {@link TestCluster#BASE_CONFIG}. */
   public static final class Provider implements RememberEntitiesStoreProvider {
     /** Called by sharding-core, which finds this class through the configuration. */
     public Provider() {}
 
+    /** @throws IllegalStateException if the system was not started by a TestCluster or ShardingTestKit */
     @Override
     public RememberEntitiesStore create(ActorSystem<?> system, String typeName, String shardId,
         ShardingSettings settings) {
-      return new TestRememberStore(typeName, shardId);
+      return of(system).new ShardStore(typeName, shardId);
     }
 
+    /** @throws IllegalStateException if the system was not started by a TestCluster or ShardingTestKit */
     @Override
     public CompletionStage<Set<String>> rememberedShards(ActorSystem<?> system, String typeName,
         ShardingSettings settings) {
       Set<String> shards = new HashSet<>();
-      ENTITIES.forEach((key, ids) -> {
+      of(system).entities.forEach((key, ids) -> {
         if (key.startsWith(typeName + "/") && !ids.isEmpty()) {
           shards.add(key.substring(typeName.length() + 1));
         }
       });
       return CompletableFuture.completedFuture(shards);
     }
-  }
 
-  private final String typeName;
-  private final String shardId;
-
-  private TestRememberStore(String typeName, String shardId) {
-    this.typeName = typeName;
-    this.shardId = shardId;
-  }
-
-  @Override
-  public CompletionStage<Set<String>> load() {
-    if (FAIL_NEXT_LOADS.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-      return CompletableFuture.failedFuture(new IllegalStateException("test store: read refused"));
+    private static TestRememberStore of(ActorSystem<?> system) {
+      return TestScope.of(system.settings().config(), "remember-entities-store = test").rememberStore();
     }
-    return CompletableFuture.completedFuture(Set.copyOf(ENTITIES.getOrDefault(key(typeName, shardId), Set.of())));
   }
 
-  @Override
-  public CompletionStage<Void> update(Set<String> started, Set<String> stopped) {
-    if (FAIL_NEXT.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-      return CompletableFuture.failedFuture(new IllegalStateException("test store: write refused"));
+  /** One shard's view of the store, as sharding-core asks for it. */
+  private final class ShardStore implements RememberEntitiesStore {
+    private final String typeName;
+    private final String shardId;
+
+    ShardStore(String typeName, String shardId) {
+      this.typeName = typeName;
+      this.shardId = shardId;
     }
-    return gate.thenRun(() -> {
-      Set<String> ids = ENTITIES.computeIfAbsent(key(typeName, shardId), k -> ConcurrentHashMap.newKeySet());
-      ids.addAll(started);
-      ids.removeAll(stopped);
-      WRITES.add(new Write(typeName, shardId, Set.copyOf(started), Set.copyOf(stopped)));
-    });
-  }
 
-  @Override
-  public String describe() {
-    return "test store (in this JVM)";
+    @Override
+    public CompletionStage<Set<String>> load() {
+      if (failNextLoads.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        return CompletableFuture.failedFuture(new IllegalStateException("test store: read refused"));
+      }
+      return CompletableFuture.completedFuture(Set.copyOf(entities.getOrDefault(key(typeName, shardId), Set.of())));
+    }
+
+    @Override
+    public CompletionStage<Void> update(Set<String> started, Set<String> stopped) {
+      if (failNextWrites.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        return CompletableFuture.failedFuture(new IllegalStateException("test store: write refused"));
+      }
+      CompletableFuture<Void> now = gate;
+      if (!now.isDone()) {
+        heldWrites.incrementAndGet();
+        now = now.thenRun(heldWrites::decrementAndGet);
+      }
+      return now.thenRun(() -> {
+        Set<String> ids = entities.computeIfAbsent(key(typeName, shardId), k -> ConcurrentHashMap.newKeySet());
+        ids.addAll(started);
+        ids.removeAll(stopped);
+        writes.add(new Write(typeName, shardId, Set.copyOf(started), Set.copyOf(stopped)));
+      });
+    }
+
+    @Override
+    public String describe() {
+      return "test store (of a TestCluster)";
+    }
   }
 
   private static String key(String typeName, String shardId) {
@@ -99,9 +119,9 @@ public final class TestRememberStore implements RememberEntitiesStore {
   }
 
   /** The remembered entities of a type, over all its shards. */
-  public static Set<String> remembered(String typeName) {
+  public Set<String> remembered(String typeName) {
     Set<String> all = new HashSet<>();
-    ENTITIES.forEach((key, ids) -> {
+    entities.forEach((key, ids) -> {
       if (key.startsWith(typeName + "/")) {
         all.addAll(ids);
       }
@@ -110,32 +130,40 @@ public final class TestRememberStore implements RememberEntitiesStore {
   }
 
   /** Remembers entities of a shard, as if a shard had written them before. */
-  public static void preload(String typeName, String shardId, Set<String> entityIds) {
-    ENTITIES.computeIfAbsent(key(typeName, shardId), k -> ConcurrentHashMap.newKeySet()).addAll(entityIds);
+  public void preload(String typeName, String shardId, Set<String> entityIds) {
+    entities.computeIfAbsent(key(typeName, shardId), k -> ConcurrentHashMap.newKeySet()).addAll(entityIds);
   }
 
   /** Every write of a type so far, in order. */
-  public static List<Write> writes(String typeName) {
-    return WRITES.stream().filter(w -> w.typeName().equals(typeName)).toList();
+  public List<Write> writes(String typeName) {
+    return writes.stream().filter(w -> w.typeName().equals(typeName)).toList();
   }
 
   /** Holds every write from now on until {@link #openGate()}. */
-  public static void closeGate() {
+  public void closeGate() {
     gate = new CompletableFuture<>();
   }
 
+  /**
+   * How many writes the store has received and holds back at its closed gate: a shard whose write
+   * is held has not started the entities it writes.
+   */
+  public int heldWrites() {
+    return heldWrites.get();
+  }
+
   /** Lets the held writes and all later ones through. */
-  public static void openGate() {
+  public void openGate() {
     gate.complete(null);
   }
 
   /** Fails the next {@code n} reads of a shard's entities. */
-  public static void failNextLoads(int n) {
-    FAIL_NEXT_LOADS.set(n);
+  public void failNextLoads(int n) {
+    failNextLoads.set(n);
   }
 
   /** Fails the next {@code n} writes. */
-  public static void failNextWrites(int n) {
-    FAIL_NEXT.set(n);
+  public void failNextWrites(int n) {
+    failNextWrites.set(n);
   }
 }

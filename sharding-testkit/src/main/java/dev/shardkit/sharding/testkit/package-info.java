@@ -5,8 +5,14 @@
  * {@code EntityRef} whose messages go to a test probe, to test code that sends to entities;
  * {@link dev.shardkit.sharding.testkit.TestCluster} joins several actor systems in one JVM into a
  * cluster with real remoting, to test what only a cluster shows;
- * {@link dev.shardkit.sharding.testkit.TestRememberStore} is a remember-entities store in the JVM
- * whose writes a test can hold back or fail. {@code docs/testing.md} has an example test of each.
+ * {@link dev.shardkit.sharding.testkit.TestRememberStore} is a remember-entities store whose writes
+ * a test can hold back or fail, and {@link dev.shardkit.sharding.testkit.TestLease} a coordination
+ * lease a test grants and takes away. {@code docs/testing.md} has an example test of each.
+ *
+ * <p>Nothing here is shared through the JVM: each {@code TestCluster} (and each
+ * {@code ShardingTestKit}) has its own store and leases, so test classes with clusters of their own
+ * can run in parallel (for example with JUnit's parallel execution, or Surefire's
+ * {@code forkCount}).
  *
  * <p>shardkit's own tests add more classes to this package from a module that is not published
  * ({@code test-support}); they are not part of this artifact.

@@ -172,7 +172,10 @@ public abstract class RememberEntitiesScenario {
     EntityProbe before = new EntityProbe();
     Set<String> ids;
     Set<String> passivated = new HashSet<>();
-    try (TestCluster cluster = new TestCluster("RememberRestart")) {
+    // The second cluster takes over what the first kept outside its systems (the testkit's
+    // remember store), as restarted nodes find their database again.
+    TestCluster first = new TestCluster("RememberRestart");
+    try (TestCluster cluster = first) {
       addNode(cluster, 0, port(ports[0]), before, key);
       addNode(cluster, 1, port(ports[1]), before, key);
       ids = createEntities(cluster.system(0), key, before, 100);
@@ -191,7 +194,7 @@ public abstract class RememberEntitiesScenario {
     expected.removeAll(passivated);
 
     EntityProbe after = new EntityProbe();
-    try (TestCluster cluster = new TestCluster("RememberRestart")) {
+    try (TestCluster cluster = new TestCluster("RememberRestart", first)) {
       addNode(cluster, 0, port(ports[0]), after, key);
       addNode(cluster, 1, port(ports[1]), after, key);
       // No message is sent: every remembered entity must start by itself.

@@ -7,6 +7,7 @@ import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.EntityRef;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.testkit.ShardingTestKit;
+import dev.shardkit.sharding.testkit.TestCluster;
 import dev.shardkit.sharding.testkit.TestRememberStore;
 import java.time.Duration;
 import java.util.Set;
@@ -20,7 +21,6 @@ class RememberedCounterTest {
       shardkit.sharding.remember-entities = on
       shardkit.sharding.remember-entities-store = test
       """;
-  // TestRememberStore is JVM-wide: a type name of this test's own.
   static final EntityTypeKey<Counter.Command> KEY = EntityTypeKey.create(Counter.Command.class, "RememberedCounter");
 
   @Test
@@ -29,18 +29,19 @@ class RememberedCounterTest {
       kit.sharding().start(Entity.of(KEY, ctx -> Counter.create(ctx.entityId())));
       EntityRef<Counter.Command> counter = kit.sharding().entityRefFor(KEY, "counter-1");
 
-      TestRememberStore.closeGate(); // the store holds every write from now on
+      TestRememberStore store = kit.rememberStore();
+      store.closeGate(); // the store holds every write from now on
       CompletableFuture<Integer> value;
       try {
         value = counter.<Integer>ask(Counter.Get::new, Duration.ofSeconds(10)).toCompletableFuture();
-        Thread.sleep(300);
+        TestCluster.await(Duration.ofSeconds(10), () -> store.heldWrites() == 1, "the counter's write is held");
         assertFalse(value.isDone(), "the counter waits for its write");
       } finally {
-        TestRememberStore.openGate();
+        store.openGate();
       }
 
       assertEquals(0, value.get(10, TimeUnit.SECONDS));
-      assertEquals(Set.of("counter-1"), TestRememberStore.remembered("RememberedCounter"));
+      assertEquals(Set.of("counter-1"), store.remembered("RememberedCounter"));
     }
   }
 }

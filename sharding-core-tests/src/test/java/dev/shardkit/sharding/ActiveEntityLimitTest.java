@@ -41,7 +41,7 @@ class ActiveEntityLimitTest {
     EntityTypeKey<Msg> key = EntityTypeKey.create(Msg.class, "Limited");
     ClusterSharding sharding = ClusterSharding.get(cluster.system(0));
     sharding.start(Entity.of(key, probe::behavior).withSettings(ShardingSettings.create(cluster.system(0))
-        .withNumberOfShards(8).withActiveEntityLimit(limit)));
+        .withNumberOfShards(8).withPassivationActiveEntityLimit(limit)));
     // A skewed stream: some ids come back often (and stay recently used), most rarely.
     Random random = new Random(42);
     int[] sent = new int[ids];

@@ -17,6 +17,8 @@ import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.Cluster;
 
+import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
+
 /**
  * The entry point: start entity types, and address their entities. One instance per actor
  * system ({@link #get}); thread-safe.
@@ -24,6 +26,9 @@ import org.apache.pekko.cluster.Cluster;
  * <p>Every node that should host an entity type's entities must call {@link #start} for it (with
  * the same type name, message class and extractor); nodes that only send use {@link #startProxy}.
  * The type's coordinator runs on the oldest node that called {@code start} (of the type's role).
+ *
+ * <p>Every method refuses a null argument with an {@link IllegalArgumentException} that names the
+ * method and the argument; an absent role is {@link Optional#empty()}, not null.
  */
 public final class ClusterSharding implements Extension {
 
@@ -52,6 +57,7 @@ public final class ClusterSharding implements Extension {
    *     {@code pekko.actor.provider = cluster}
    */
   public static ClusterSharding get(ActorSystem<?> system) {
+    requireNonNull(system, "ClusterSharding.get", "system");
     try {
       return ID.apply(system);
     } catch (ClassCastException | org.apache.pekko.ConfigurationException e) {
@@ -76,9 +82,7 @@ public final class ClusterSharding implements Extension {
    *     is not on the classpath
    */
   public <M, E> ActorRef<E> start(Entity<M, E> entity) {
-    if (entity == null) {
-      throw new IllegalArgumentException("ClusterSharding.start needs an Entity, got null");
-    }
+    requireNonNull(entity, "ClusterSharding.start", "entity");
     ShardingSettings settings = entity.settings().orElseGet(() -> ShardingSettings.create(system));
     Optional<String> role = entity.role().or(settings::role);
     boolean hosts = role.map(r -> cluster.selfRoles().contains(r)).orElse(true);
@@ -93,30 +97,65 @@ public final class ClusterSharding implements Extension {
   /**
    * Starts a proxy-only region for an entity type on this node: it routes envelopes to the nodes
    * that host the type (with {@code role}) and never hosts entities itself. Idempotent per type
-   * name; if the type is already started here, returns its region. Uses the default extractor.
+   * name; if the type is already started here, returns its region. Uses the default extractor and
+   * the settings of {@code shardkit.sharding}.
    *
-   * @throws IllegalArgumentException if the type name was already started with another message
-   *     class
+   * @param role the role of the nodes that host the type; empty for the configured
+   *     {@code shardkit.sharding.role} (every node, if that is empty too)
+   * @throws IllegalArgumentException if an argument is null, or the type name was already started
+   *     with another message class
    */
   public <M> ActorRef<ShardingEnvelope<M>> startProxy(EntityTypeKey<M> typeKey, Optional<String> role) {
-    return startProxy(typeKey, role, Optional.empty());
+    return startProxy(typeKey, role, ShardingSettings.create(system));
+  }
+
+  /**
+   * Like {@link #startProxy(EntityTypeKey, Optional)}, with the type's own settings, as the hosting
+   * nodes pass them to {@link Entity#withSettings}: a proxy uses their {@code number-of-shards} (for
+   * the default extractor), {@code buffer-size}, {@code retry-interval}, {@code remote-delivery} and
+   * the drop warnings' interval. A {@code role} given here takes precedence over the settings' role.
+   *
+   * @throws IllegalArgumentException if an argument is null, or the type name was already started
+   *     with another message class
+   */
+  public <M> ActorRef<ShardingEnvelope<M>> startProxy(EntityTypeKey<M> typeKey, Optional<String> role,
+      ShardingSettings settings) {
+    requireNonNull(typeKey, "ClusterSharding.startProxy", "typeKey");
+    requireNonNull(role, "ClusterSharding.startProxy", "role", "pass Optional.empty() for the configured role");
+    requireNonNull(settings, "ClusterSharding.startProxy", "settings");
+    return startProxy(typeKey, role, Optional.empty(), settings);
   }
 
   /**
    * Like {@link #startProxy(EntityTypeKey, Optional)}, with the extractor the hosting nodes use.
+   *
+   * @throws IllegalArgumentException if an argument is null, or the type name was already started
+   *     with another message class
    */
   public <M, E> ActorRef<E> startProxy(EntityTypeKey<M> typeKey, Optional<String> role,
       MessageExtractor<E, M> extractor) {
-    return startProxy(typeKey, role, Optional.of(extractor));
+    return startProxy(typeKey, role, extractor, ShardingSettings.create(system));
+  }
+
+  /**
+   * Like {@link #startProxy(EntityTypeKey, Optional, ShardingSettings)}, with the extractor the
+   * hosting nodes use.
+   *
+   * @throws IllegalArgumentException if an argument is null, or the type name was already started
+   *     with another message class
+   */
+  public <M, E> ActorRef<E> startProxy(EntityTypeKey<M> typeKey, Optional<String> role,
+      MessageExtractor<E, M> extractor, ShardingSettings settings) {
+    requireNonNull(typeKey, "ClusterSharding.startProxy", "typeKey");
+    requireNonNull(role, "ClusterSharding.startProxy", "role", "pass Optional.empty() for the configured role");
+    requireNonNull(extractor, "ClusterSharding.startProxy", "extractor");
+    requireNonNull(settings, "ClusterSharding.startProxy", "settings");
+    return startProxy(typeKey, role, Optional.of(extractor), settings);
   }
 
   private <M, E> ActorRef<E> startProxy(EntityTypeKey<M> typeKey, Optional<String> role,
-      Optional<MessageExtractor<E, M>> extractor) {
-    if (typeKey == null) {
-      throw new IllegalArgumentException("ClusterSharding.startProxy needs an EntityTypeKey, got null");
-    }
-    ShardingSettings settings = ShardingSettings.create(system);
-    Optional<String> effectiveRole = role == null ? settings.role() : role.or(settings::role);
+      Optional<MessageExtractor<E, M>> extractor, ShardingSettings settings) {
+    Optional<String> effectiveRole = role.or(settings::role);
     return startRegion(typeKey, extractor, settings.withRole(effectiveRole.orElse(null)), Optional.empty(),
         Optional.empty(), Optional.empty());
   }
@@ -156,7 +195,8 @@ public final class ClusterSharding implements Extension {
    *     longer than {@code timeout}
    */
   public CompletionStage<Done> gracefulShutdown(EntityTypeKey<?> typeKey, Duration timeout) {
-    return registered(typeKey).gracefulShutdown(timeout);
+    requireNonNull(timeout, "ClusterSharding.gracefulShutdown", "timeout");
+    return registered(typeKey, "ClusterSharding.gracefulShutdown").gracefulShutdown(timeout);
   }
 
   private static void requireSameClass(StartedType registered, EntityTypeKey<?> key) {
@@ -167,10 +207,8 @@ public final class ClusterSharding implements Extension {
     }
   }
 
-  private StartedType registered(EntityTypeKey<?> key) {
-    if (key == null) {
-      throw new IllegalArgumentException("EntityTypeKey must not be null");
-    }
+  private StartedType registered(EntityTypeKey<?> key, String method) {
+    requireNonNull(key, method, "typeKey");
     StartedType registered = types.get(key.name());
     if (registered == null) {
       throw new IllegalStateException("Entity type [" + key.name() + "] is not started on this node; call "
@@ -188,7 +226,7 @@ public final class ClusterSharding implements Extension {
    * @throws IllegalStateException if the type is not started on this node
    */
   public <M> EntityRef<M> entityRefFor(EntityTypeKey<M> typeKey, String entityId) {
-    return registered(typeKey).entityRefFor(typeKey, entityId);
+    return registered(typeKey, "ClusterSharding.entityRefFor").entityRefFor(typeKey, entityId);
   }
 
   /**
@@ -208,7 +246,8 @@ public final class ClusterSharding implements Extension {
    * @throws IllegalStateException if the type is not started on this node
    */
   public CompletionStage<ShardRegionState> shardRegionState(EntityTypeKey<?> typeKey, Duration timeout) {
-    return registered(typeKey).localState(timeout);
+    requireNonNull(timeout, "ClusterSharding.shardRegionState", "timeout");
+    return registered(typeKey, "ClusterSharding.shardRegionState").localState(timeout);
   }
 
   /**
@@ -221,7 +260,8 @@ public final class ClusterSharding implements Extension {
    *     or with a timeout if it does not answer within {@code timeout}
    */
   public CompletionStage<CoordinatorBacklog> coordinatorBacklog(EntityTypeKey<?> typeKey, Duration timeout) {
-    return registered(typeKey).coordinatorBacklog(timeout);
+    requireNonNull(timeout, "ClusterSharding.coordinatorBacklog", "timeout");
+    return registered(typeKey, "ClusterSharding.coordinatorBacklog").coordinatorBacklog(timeout);
   }
 
   /**
@@ -232,6 +272,7 @@ public final class ClusterSharding implements Extension {
    * @throws IllegalStateException if the type is not started on this node
    */
   public CompletionStage<ClusterShardingStats> clusterShardingStats(EntityTypeKey<?> typeKey, Duration timeout) {
-    return registered(typeKey).clusterStats(timeout);
+    requireNonNull(timeout, "ClusterSharding.clusterShardingStats", "timeout");
+    return registered(typeKey, "ClusterSharding.clusterShardingStats").clusterStats(timeout);
   }
 }

@@ -1,13 +1,15 @@
 package dev.shardkit.sharding;
 
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.Behavior;
 
+import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
+
 /**
  * The definition of an entity type for {@link ClusterSharding#start}: its key, how to create an
- * entity, and optional overrides. Immutable; each {@code with…} returns a copy.
+ * entity, and optional overrides. Immutable; each {@code with…} returns a copy. Every method
+ * refuses a null argument with an {@link IllegalArgumentException} naming it.
  *
  * @param <M> the entity's message type
  * @param <E> the envelope type sent to the region ({@link ShardingEnvelope} by default)
@@ -41,33 +43,29 @@ public final class Entity<M, E> {
    */
   public static <M> Entity<M, ShardingEnvelope<M>> of(EntityTypeKey<M> typeKey,
       Function<EntityContext<M>, Behavior<M>> createBehavior) {
-    if (typeKey == null) {
-      throw new IllegalArgumentException("Entity.of needs an EntityTypeKey, got null");
-    }
-    if (createBehavior == null) {
-      throw new IllegalArgumentException("Entity.of(" + typeKey.name() + ") needs a behavior factory, got null");
-    }
+    requireNonNull(typeKey, "Entity.of", "typeKey");
+    requireNonNull(createBehavior, "Entity.of(" + typeKey.name() + ")", "createBehavior");
     return new Entity<>(typeKey, createBehavior, Optional.empty(), Optional.empty(), Optional.empty(),
         Optional.empty(), Optional.empty());
   }
 
   /** Host entities only on nodes with this cluster role; other nodes get a proxy. */
-  public Entity<M, E> withRole(String newRole) {
-    Objects.requireNonNull(newRole, "role");
-    return new Entity<>(typeKey, createBehavior, Optional.of(newRole), messageExtractor, allocationStrategy,
+  public Entity<M, E> withRole(String role) {
+    requireNonNull(role, "Entity.withRole", "role");
+    return new Entity<>(typeKey, createBehavior, Optional.of(role), messageExtractor, allocationStrategy,
         stopMessage, settings);
   }
 
   /** Use another envelope type, or another mapping of entity ids to shards. */
   public <E2> Entity<M, E2> withMessageExtractor(MessageExtractor<E2, M> extractor) {
-    Objects.requireNonNull(extractor, "extractor");
+    requireNonNull(extractor, "Entity.withMessageExtractor", "extractor");
     return new Entity<>(typeKey, createBehavior, role, Optional.of(extractor), allocationStrategy, stopMessage,
         settings);
   }
 
   /** Use another strategy to place and move shards. */
   public Entity<M, E> withAllocationStrategy(ShardAllocationStrategy strategy) {
-    Objects.requireNonNull(strategy, "strategy");
+    requireNonNull(strategy, "Entity.withAllocationStrategy", "strategy");
     return new Entity<>(typeKey, createBehavior, role, messageExtractor, Optional.of(strategy), stopMessage,
         settings);
   }
@@ -76,17 +74,17 @@ public final class Entity<M, E> {
    * The message that stops an entity on hand-off and passivation. Without one, the entity is
    * stopped after it has processed what is already in its mailbox.
    */
-  public Entity<M, E> withStopMessage(M message) {
-    Objects.requireNonNull(message, "stopMessage");
-    return new Entity<>(typeKey, createBehavior, role, messageExtractor, allocationStrategy, Optional.of(message),
+  public Entity<M, E> withStopMessage(M stopMessage) {
+    requireNonNull(stopMessage, "Entity.withStopMessage", "stopMessage");
+    return new Entity<>(typeKey, createBehavior, role, messageExtractor, allocationStrategy, Optional.of(stopMessage),
         settings);
   }
 
   /** Use these settings instead of those from {@code shardkit.sharding}. */
-  public Entity<M, E> withSettings(ShardingSettings newSettings) {
-    Objects.requireNonNull(newSettings, "settings");
+  public Entity<M, E> withSettings(ShardingSettings settings) {
+    requireNonNull(settings, "Entity.withSettings", "settings");
     return new Entity<>(typeKey, createBehavior, role, messageExtractor, allocationStrategy, stopMessage,
-        Optional.of(newSettings));
+        Optional.of(settings));
   }
 
   public EntityTypeKey<M> typeKey() {

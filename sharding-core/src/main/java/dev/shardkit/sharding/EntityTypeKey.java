@@ -2,6 +2,8 @@ package dev.shardkit.sharding;
 
 import java.util.Objects;
 
+import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
+
 /**
  * The name and message type of one entity type. Two keys are equal when their names and message
  * classes are equal; the name identifies the type across the cluster, so every node must use the
@@ -28,10 +30,9 @@ public final class EntityTypeKey<M> {
    *     other characters
    */
   public static <M> EntityTypeKey<M> create(Class<M> messageClass, String name) {
-    if (messageClass == null) {
-      throw new IllegalArgumentException("EntityTypeKey needs a message class, got null (type name: " + name + ")");
-    }
-    if (name == null || name.isEmpty()) {
+    requireNonNull(messageClass, "EntityTypeKey.create(" + name + ")", "messageClass");
+    requireNonNull(name, "EntityTypeKey.create(" + messageClass.getName() + ")", "name");
+    if (name.isEmpty()) {
       throw new IllegalArgumentException("EntityTypeKey needs a non-empty type name (message class: " + messageClass.getName() + ")");
     }
     for (int i = 0; i < name.length(); i++) {

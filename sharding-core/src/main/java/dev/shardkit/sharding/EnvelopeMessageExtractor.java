@@ -1,13 +1,22 @@
 package dev.shardkit.sharding;
 
 /**
- * What the shipped extractors share: the entity id and message come from a
- * {@link ShardingEnvelope}, the shard id from a hash of the entity id over a fixed number of
- * shards. Subclasses differ only in the hash.
+ * What the shipped extractors share, and the type to name either by: the entity id and message
+ * come from a {@link ShardingEnvelope}, the shard id from a hash of the entity id over a fixed
+ * number of shards, so the shard ids are {@code "0"} to {@code numberOfShards() - 1} (with one
+ * exception of {@link HashCodeMessageExtractor}'s, described there). The two subclasses differ only
+ * in the hash; no other can be written (the class is sealed), so code that holds one can rely on
+ * its shard ids.
+ *
+ * <pre>{@code
+ * EnvelopeMessageExtractor<Counter.Command> extractor = migrating
+ *     ? new HashCodeMessageExtractor<>(1000) : new StableHashMessageExtractor<>(1000);
+ * int shards = extractor.numberOfShards();
+ * }</pre>
  *
  * @param <M> the entity's message type
  */
-abstract sealed class EnvelopeMessageExtractor<M> implements MessageExtractor<ShardingEnvelope<M>, M>
+public abstract sealed class EnvelopeMessageExtractor<M> implements MessageExtractor<ShardingEnvelope<M>, M>
     permits StableHashMessageExtractor, HashCodeMessageExtractor {
   /** Shard numbers up to this many have their id string kept: a few hundred KiB at most. */
   private static final int MOST_IDS_KEPT = 65_536;
@@ -46,11 +55,13 @@ abstract sealed class EnvelopeMessageExtractor<M> implements MessageExtractor<Sh
     return numberOfShards;
   }
 
+  /** The envelope's entity id. */
   @Override
   public String entityId(ShardingEnvelope<M> envelope) {
     return envelope.entityId();
   }
 
+  /** The envelope's message. */
   @Override
   public M unwrapMessage(ShardingEnvelope<M> envelope) {
     return envelope.message();

@@ -7,11 +7,26 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.jspecify.annotations.Nullable;
+
+import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
 
 /**
  * Settings of one entity type, read from {@code shardkit.sharding} (see {@code reference.conf} and
  * {@code docs/configuration.md}) and adjustable per type with the {@code with…} methods. Instances
  * are immutable.
+ *
+ * <p>Each getter is named after its key ({@code hand-off-timeout}: {@link #handOffTimeout()},
+ * {@code passivation.active-entity-limit}: {@link #passivationActiveEntityLimit()}), and so is
+ * each setter, with {@code with} in front. The exceptions: {@code remember-entities-recovery} is read
+ * back as {@link #rememberEntitiesRecoveryBatch()} and {@link #rememberEntitiesRecoveryFrequency()},
+ * and the {@code least-shard-allocation-strategy} section as one strategy,
+ * {@link #leastShardAllocationStrategy()}, which has no setter (pass a strategy with
+ * {@link Entity#withAllocationStrategy} instead).
+ *
+ * <p>Every {@code with…} method checks its value as {@link #fromConfig} checks the key's: an
+ * out-of-range value, or null where the method does not say that null is allowed, fails with an
+ * {@link IllegalArgumentException} naming the key or the argument.
  */
 public final class ShardingSettings {
   /** Every value, in one place; never changed once this instance holds it. */
@@ -119,6 +134,7 @@ public final class ShardingSettings {
    * @throws IllegalArgumentException naming the key if a value is missing or out of range
    */
   public static ShardingSettings create(ActorSystem<?> system) {
+    requireNonNull(system, "ShardingSettings.create", "system");
     return fromConfig(system.settings().config().getConfig("shardkit.sharding"));
   }
 
@@ -127,7 +143,9 @@ public final class ShardingSettings {
    *
    * @throws IllegalArgumentException naming the key if a value is missing or out of range
    */
-  public static ShardingSettings fromConfig(Config c) {
+  public static ShardingSettings fromConfig(Config config) {
+    requireNonNull(config, "ShardingSettings.fromConfig", "config");
+    Config c = config;
     try {
       Config least = c.getConfig("least-shard-allocation-strategy");
       Builder b = new Builder();
@@ -214,7 +232,7 @@ public final class ShardingSettings {
   }
 
   /** At most one warning about dropped messages per interval per region (default 10s). */
-  public Duration dropWarningInterval() {
+  public Duration droppedMessageWarningInterval() {
     return values.dropWarningInterval;
   }
 
@@ -259,11 +277,12 @@ public final class ShardingSettings {
 
   /**
    * The coordinator acts only while it holds the lease configured at {@code configPath}, or
-   * without one if it is empty; asked again every {@code retryInterval} while refused.
+   * without one if it is null or empty; asked again every {@code retryInterval} while refused.
    *
-   * @throws IllegalArgumentException if {@code retryInterval} is not positive
+   * @throws IllegalArgumentException if {@code retryInterval} is null or not positive
    */
-  public ShardingSettings withCoordinatorLease(String configPath, Duration retryInterval) {
+  public ShardingSettings withCoordinatorLease(@Nullable String configPath, Duration retryInterval) {
+    requireNonNull(retryInterval, "ShardingSettings.withCoordinatorLease", "retryInterval");
     return with(b -> {
       b.coordinatorLease = Optional.ofNullable(configPath);
       b.coordinatorLeaseRetryInterval = retryInterval;
@@ -287,7 +306,7 @@ public final class ShardingSettings {
    * At most this many live entities per region; a new one beyond it passivates the least recently
    * used. Empty (the default) means no limit.
    */
-  public OptionalInt activeEntityLimit() {
+  public OptionalInt passivationActiveEntityLimit() {
     return values.activeEntityLimit;
   }
 
@@ -336,7 +355,7 @@ public final class ShardingSettings {
   }
 
   /** How much each coordinator restart back-off is stretched at random, up to this fraction (default 0.2). */
-  public double coordinatorFailureRandomFactor() {
+  public double coordinatorFailureBackoffRandomFactor() {
     return values.coordinatorFailureRandomFactor;
   }
 
@@ -373,7 +392,9 @@ public final class ShardingSettings {
     return values.remoteDelivery;
   }
 
+  /** How messages travel to entities on other nodes ({@code remote-delivery}). */
   public ShardingSettings withRemoteDelivery(RemoteDeliverySettings delivery) {
+    requireNonNull(delivery, "ShardingSettings.withRemoteDelivery", "delivery");
     return with(b -> b.remoteDelivery = delivery);
   }
 
@@ -413,12 +434,12 @@ public final class ShardingSettings {
   }
 
   /** Passivate entities idle for this long; null turns idle passivation off. */
-  public ShardingSettings withPassivationIdleTimeout(Duration timeout) {
+  public ShardingSettings withPassivationIdleTimeout(@Nullable Duration timeout) {
     return with(b -> b.passivationIdleTimeout = Optional.ofNullable(timeout));
   }
 
   /** Keep at most this many live entities per region; 0 turns the limit off. */
-  public ShardingSettings withActiveEntityLimit(int limit) {
+  public ShardingSettings withPassivationActiveEntityLimit(int limit) {
     return with(b -> b.activeEntityLimit = limit == 0 ? OptionalInt.empty() : OptionalInt.of(limit));
   }
 
@@ -427,11 +448,13 @@ public final class ShardingSettings {
   }
 
   public ShardingSettings withRememberEntitiesStore(String mode) {
+    requireNonNull(mode, "ShardingSettings.withRememberEntitiesStore", "mode");
     return with(b -> b.rememberEntitiesStore = mode);
   }
 
   /** Start remembered entities {@code batch} at a time every {@code frequency}; batch 0 means all at once. */
   public ShardingSettings withRememberEntitiesRecovery(int batch, Duration frequency) {
+    requireNonNull(frequency, "ShardingSettings.withRememberEntitiesRecovery", "frequency");
     return with(b -> {
       b.recoveryBatch = batch;
       b.recoveryFrequency = frequency;
@@ -439,6 +462,8 @@ public final class ShardingSettings {
   }
 
   public ShardingSettings withEntityRestartBackoff(Duration backoff, Duration max) {
+    requireNonNull(backoff, "ShardingSettings.withEntityRestartBackoff", "backoff");
+    requireNonNull(max, "ShardingSettings.withEntityRestartBackoff", "max");
     return with(b -> {
       b.entityRestartBackoff = backoff;
       b.entityRestartBackoffMax = max;
@@ -451,9 +476,21 @@ public final class ShardingSettings {
    * ({@code coordinator-failure-backoff}).
    */
   public ShardingSettings withCoordinatorFailureBackoff(Duration min, Duration max) {
+    return withCoordinatorFailureBackoff(min, max, values.coordinatorFailureRandomFactor);
+  }
+
+  /**
+   * Like {@link #withCoordinatorFailureBackoff(Duration, Duration)}, each back-off stretched at
+   * random by up to {@code randomFactor} ({@code coordinator-failure-backoff.random-factor}, between 0
+   * and 1).
+   */
+  public ShardingSettings withCoordinatorFailureBackoff(Duration min, Duration max, double randomFactor) {
+    requireNonNull(min, "ShardingSettings.withCoordinatorFailureBackoff", "min");
+    requireNonNull(max, "ShardingSettings.withCoordinatorFailureBackoff", "max");
     return with(b -> {
       b.coordinatorFailureBackoffMin = min;
       b.coordinatorFailureBackoffMax = max;
+      b.coordinatorFailureRandomFactor = randomFactor;
     });
   }
 
@@ -471,27 +508,32 @@ public final class ShardingSettings {
   }
 
   /** Host entities only on nodes with this role; null or empty means every node. */
-  public ShardingSettings withRole(String newRole) {
+  public ShardingSettings withRole(@Nullable String newRole) {
     return with(b -> b.role = Optional.ofNullable(newRole));
   }
 
   public ShardingSettings withRetryInterval(Duration interval) {
+    requireNonNull(interval, "ShardingSettings.withRetryInterval", "interval");
     return with(b -> b.retryInterval = interval);
   }
 
   public ShardingSettings withStateStoreMode(String mode) {
+    requireNonNull(mode, "ShardingSettings.withStateStoreMode", "mode");
     return with(b -> b.stateStoreMode = mode);
   }
 
   public ShardingSettings withCoordinatorSettleTimeout(Duration timeout) {
+    requireNonNull(timeout, "ShardingSettings.withCoordinatorSettleTimeout", "timeout");
     return with(b -> b.coordinatorSettleTimeout = timeout);
   }
 
   public ShardingSettings withRebalanceInterval(Duration interval) {
+    requireNonNull(interval, "ShardingSettings.withRebalanceInterval", "interval");
     return with(b -> b.rebalanceInterval = interval);
   }
 
   public ShardingSettings withHandOffTimeout(Duration timeout) {
+    requireNonNull(timeout, "ShardingSettings.withHandOffTimeout", "timeout");
     return with(b -> b.handOffTimeout = timeout);
   }
 
@@ -501,8 +543,8 @@ public final class ShardingSettings {
    *
    * @throws IllegalArgumentException if the interval is null or negative
    */
-  public ShardingSettings withDropWarningInterval(Duration interval) {
-    require(interval != null, "dropped-message-warning-interval must be set, got null");
+  public ShardingSettings withDroppedMessageWarningInterval(Duration interval) {
+    requireNonNull(interval, "ShardingSettings.withDroppedMessageWarningInterval", "interval");
     return with(b -> b.dropWarningInterval = interval);
   }
 

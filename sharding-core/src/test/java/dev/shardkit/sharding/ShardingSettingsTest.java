@@ -58,7 +58,7 @@ class ShardingSettingsTest {
     assertEquals(Optional.empty(), s.role());
     assertEquals(Duration.ofSeconds(1), s.retryInterval());
     assertEquals("ddata", s.stateStoreMode());
-    assertEquals(Duration.ofSeconds(10), s.dropWarningInterval());
+    assertEquals(Duration.ofSeconds(10), s.droppedMessageWarningInterval());
     assertEquals(Duration.ofSeconds(3), s.coordinatorSettleTimeout());
   }
 
@@ -115,7 +115,7 @@ class ShardingSettingsTest {
     assertEquals(Optional.of("backend"), s.role());
     assertEquals(Duration.ofMillis(250), s.retryInterval());
     assertEquals("ddata", s.stateStoreMode());
-    assertEquals(Duration.ZERO, s.dropWarningInterval());
+    assertEquals(Duration.ZERO, s.droppedMessageWarningInterval());
     assertEquals(Duration.ZERO, s.coordinatorSettleTimeout());
     assertEquals(Duration.ofMillis(750), s.rebalanceInterval());
     assertEquals(Duration.ofSeconds(5), s.handOffTimeout());
@@ -161,7 +161,7 @@ class ShardingSettingsTest {
     ShardingSettings s = defaults();
     assertEquals(Duration.ofSeconds(1), s.coordinatorFailureBackoffMin());
     assertEquals(Duration.ofSeconds(30), s.coordinatorFailureBackoffMax());
-    assertEquals(0.2, s.coordinatorFailureRandomFactor());
+    assertEquals(0.2, s.coordinatorFailureBackoffRandomFactor());
     assertRejected("coordinator-failure-backoff.min = 0s", "coordinator-failure-backoff.min");
     assertRejected("coordinator-failure-backoff.max = 500ms", "coordinator-failure-backoff.max");
     assertRejected("coordinator-failure-backoff.random-factor = 1.5", "coordinator-failure-backoff.random-factor");
@@ -195,7 +195,7 @@ class ShardingSettingsTest {
     assertEquals("persistence", changed.stateStoreMode());
     assertEquals(Duration.ofMillis(1500), changed.coordinatorSettleTimeout());
     // Untouched settings carry over.
-    assertEquals(Duration.ofSeconds(10), changed.dropWarningInterval());
+    assertEquals(Duration.ofSeconds(10), changed.droppedMessageWarningInterval());
     assertEquals(20, changed.leastShardAllocationStrategy().rebalance(counts(500, 0), Set.of()).size());
 
     // Immutable: the original is unchanged.
@@ -231,21 +231,21 @@ class ShardingSettingsTest {
   }
 
   @Test
-  void withDropWarningIntervalChangesOnlyThatSettingAndValidatesIt() {
+  void withDroppedMessageWarningIntervalChangesOnlyThatSettingAndValidatesIt() {
     ShardingSettings base = withOverride("role = r1");
-    ShardingSettings changed = base.withDropWarningInterval(Duration.ofSeconds(30));
-    assertEquals(Duration.ofSeconds(30), changed.dropWarningInterval());
-    assertEquals(Duration.ofSeconds(10), base.dropWarningInterval());
+    ShardingSettings changed = base.withDroppedMessageWarningInterval(Duration.ofSeconds(30));
+    assertEquals(Duration.ofSeconds(30), changed.droppedMessageWarningInterval());
+    assertEquals(Duration.ofSeconds(10), base.droppedMessageWarningInterval());
     assertEquals(Optional.of("r1"), changed.role());
     assertEquals(100_000, changed.bufferSize());
     assertEquals(Duration.ofSeconds(60), changed.handOffTimeout());
-    assertEquals(Duration.ZERO, base.withDropWarningInterval(Duration.ZERO).dropWarningInterval());
+    assertEquals(Duration.ZERO, base.withDroppedMessageWarningInterval(Duration.ZERO).droppedMessageWarningInterval());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> base.withDropWarningInterval(Duration.ofMillis(-1)));
+        () -> base.withDroppedMessageWarningInterval(Duration.ofMillis(-1)));
     assertTrue(e.getMessage().contains("dropped-message-warning-interval"), e.getMessage());
     IllegalArgumentException n = assertThrows(IllegalArgumentException.class,
-        () -> base.withDropWarningInterval(null));
-    assertTrue(n.getMessage().contains("dropped-message-warning-interval"), n.getMessage());
+        () -> base.withDroppedMessageWarningInterval(null));
+    assertEquals("ShardingSettings.withDroppedMessageWarningInterval: interval must not be null", n.getMessage());
   }
 
   @Test
@@ -285,7 +285,7 @@ class ShardingSettingsTest {
   void lifecycleDefaultsAreOff() {
     ShardingSettings s = defaults();
     assertEquals(Optional.empty(), s.passivationIdleTimeout());
-    assertEquals(java.util.OptionalInt.empty(), s.activeEntityLimit());
+    assertEquals(java.util.OptionalInt.empty(), s.passivationActiveEntityLimit());
     assertEquals(false, s.rememberEntities());
     assertEquals("ddata", s.rememberEntitiesStore());
     assertEquals(0, s.rememberEntitiesRecoveryBatch());
@@ -300,16 +300,16 @@ class ShardingSettingsTest {
         + "remember-entities-recovery { strategy = constant, constant-rate { frequency = 50ms, number-of-entities = 7 } }, "
         + "entity-restart-backoff = 1s, entity-restart-backoff-max = 4s");
     assertEquals(Optional.of(Duration.ofSeconds(30)), s.passivationIdleTimeout());
-    assertEquals(java.util.OptionalInt.of(500), s.activeEntityLimit());
+    assertEquals(java.util.OptionalInt.of(500), s.passivationActiveEntityLimit());
     assertTrue(s.rememberEntities());
     assertEquals("persistence", s.rememberEntitiesStore());
     assertEquals(7, s.rememberEntitiesRecoveryBatch());
     assertEquals(Duration.ofMillis(50), s.rememberEntitiesRecoveryFrequency());
     assertEquals(Duration.ofSeconds(1), s.entityRestartBackoff());
     assertEquals(Duration.ofSeconds(4), s.entityRestartBackoffMax());
-    ShardingSettings changed = s.withPassivationIdleTimeout(null).withActiveEntityLimit(0).withRememberEntities(false);
+    ShardingSettings changed = s.withPassivationIdleTimeout(null).withPassivationActiveEntityLimit(0).withRememberEntities(false);
     assertEquals(Optional.empty(), changed.passivationIdleTimeout());
-    assertEquals(java.util.OptionalInt.empty(), changed.activeEntityLimit());
+    assertEquals(java.util.OptionalInt.empty(), changed.passivationActiveEntityLimit());
     assertEquals(false, changed.rememberEntities());
   }
 
@@ -335,5 +335,76 @@ class ShardingSettingsTest {
     IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
         () -> ShardingSettings.fromConfig(without));
     assertTrue(missing.getMessage().contains("coordinator-pending-answers-limit"), missing.getMessage());
+  }
+
+  /** Sections of {@code shardkit.sharding} that are not settings of an entity type. */
+  private static final Set<String> NOT_TYPE_SETTINGS = Set.of("state-store-providers", "state-store-artifacts",
+      "remember-entities-store-providers", "delivery-gate", "entity-mailbox", "health-check");
+
+  /** The keys read back otherwise than by a getter named after them, as the class's Javadoc says. */
+  private static final Set<String> NAMED_OTHERWISE = Set.of("remember-entities-recovery",
+      "least-shard-allocation-strategy");
+
+  private static String camel(String key) {
+    StringBuilder b = new StringBuilder();
+    boolean upper = false;
+    for (char c : key.toCharArray()) {
+      if (c == '-' || c == '.') {
+        upper = true;
+      } else {
+        b.append(upper ? Character.toUpperCase(c) : c);
+        upper = false;
+      }
+    }
+    return b.toString();
+  }
+
+  private static java.lang.reflect.Method getter(Class<?> type, String name) {
+    try {
+      return type.getMethod(name);
+    } catch (NoSuchMethodException e) {
+      return null;
+    }
+  }
+
+  @Test
+  void everySettingIsReadBackByAGetterNamedAfterItsKey() {
+    Set<String> keys = new java.util.TreeSet<>();
+    reference().entrySet().forEach(e -> keys.add(e.getKey()));
+    List<String> unnamed = new java.util.ArrayList<>();
+    int checked = 0;
+    for (String key : keys) {
+      String top = key.split("\\.")[0];
+      if (NOT_TYPE_SETTINGS.contains(top) || NAMED_OTHERWISE.contains(top)) {
+        continue;
+      }
+      checked++;
+      if (getter(ShardingSettings.class, camel(key)) != null) {
+        continue;
+      }
+      // A section read back as a settings object of its own: remote-delivery.resend-after is
+      // remoteDelivery().resendAfter().
+      java.lang.reflect.Method section = getter(ShardingSettings.class, camel(top));
+      if (section != null && key.contains(".")
+          && getter(section.getReturnType(), camel(key.substring(top.length() + 1))) != null) {
+        continue;
+      }
+      unnamed.add(key + " (no " + camel(key) + "())");
+    }
+    assertTrue(checked >= 25, "keys checked: " + checked);
+    assertEquals(List.of(), unnamed, "settings without a getter named after their key");
+  }
+
+  @Test
+  void theCoordinatorsRandomFactorHasASetter() {
+    ShardingSettings s = defaults().withCoordinatorFailureBackoff(Duration.ofSeconds(2), Duration.ofSeconds(20), 0.5);
+    assertEquals(0.5, s.coordinatorFailureBackoffRandomFactor());
+    assertEquals(Duration.ofSeconds(2), s.coordinatorFailureBackoffMin());
+    assertEquals(Duration.ofSeconds(20), s.coordinatorFailureBackoffMax());
+    assertEquals(0.2, defaults().withCoordinatorFailureBackoff(Duration.ofSeconds(2), Duration.ofSeconds(20))
+        .coordinatorFailureBackoffRandomFactor(), "the two-argument setter keeps the configured factor");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> defaults().withCoordinatorFailureBackoff(Duration.ofSeconds(1), Duration.ofSeconds(2), 1.5));
+    assertTrue(e.getMessage().contains("coordinator-failure-backoff.random-factor"), e.getMessage());
   }
 }

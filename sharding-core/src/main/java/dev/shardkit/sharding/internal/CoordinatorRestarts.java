@@ -26,7 +26,7 @@ final class CoordinatorRestarts {
   /** The coordinator's supervisor strategy, from the type's settings. */
   static BackoffSupervisorStrategy strategy(ShardingSettings settings, int stashCapacity) {
     return SupervisorStrategy.restartWithBackoff(settings.coordinatorFailureBackoffMin(),
-            settings.coordinatorFailureBackoffMax(), settings.coordinatorFailureRandomFactor())
+            settings.coordinatorFailureBackoffMax(), settings.coordinatorFailureBackoffRandomFactor())
         .withStashCapacity(stashCapacity)
         // Reported by HandlerFailures, with the type's name and the failed message.
         .withLoggingEnabled(false);

@@ -24,7 +24,7 @@ final class RegionReport {
     return new ShardRegionState(
         shards.stream().map(s -> new ShardRegionState.ShardState(s.shardId(), s.entityIds())).collect(Collectors.toSet()),
         holding, dropped,
-        new ShardRegionState.Passivation(settings.passivationIdleTimeout(), settings.activeEntityLimit(),
+        new ShardRegionState.Passivation(settings.passivationIdleTimeout(), settings.passivationActiveEntityLimit(),
             shards.stream().mapToLong(ShardProtocol.ShardSnapshot::idlePassivations).sum(),
             shards.stream().mapToLong(ShardProtocol.ShardSnapshot::limitPassivations).sum()));
   }

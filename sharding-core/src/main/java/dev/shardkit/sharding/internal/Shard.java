@@ -97,7 +97,7 @@ final class Shard {
     this.entities = new EntityTable(settings.bufferSize(), spec.rememberEntities().isPresent(),
         new RestartBackoff(settings.entityRestartBackoff(), settings.entityRestartBackoffMax()));
     entities.limit(entityLimit);
-    boolean automatic = settings.passivationIdleTimeout().isPresent() || settings.activeEntityLimit().isPresent();
+    boolean automatic = settings.passivationIdleTimeout().isPresent() || settings.passivationActiveEntityLimit().isPresent();
     this.recency = automatic ? new EntityRecency(System::nanoTime) : Recency.OFF;
     this.idleNanos = settings.passivationIdleTimeout().map(Duration::toNanos).orElse(0L);
     scheduleIdleCheck();

@@ -134,7 +134,7 @@ final class ShardCoordinator {
     this.handOffs = new HandOffTracker(spec.handOffIds());
     this.rounds = new RebalanceRounds(spec.settings().rebalanceInterval());
     this.answers = new CoordinatorAnswers(spec, log, handOffs);
-    this.drops = new DropReporter(log, typeName, spec.settings().dropWarningInterval(),
+    this.drops = new DropReporter(log, typeName, spec.settings().droppedMessageWarningInterval(),
         Adapter.toClassic(context.getSystem()).eventStream()::publish);
   }
 

@@ -97,14 +97,14 @@ final class ShardRegion {
     this.spec = spec;
     this.self = context.getSelf();
     this.log = context.getLog();
-    this.drops = new DropReporter(log, spec.typeName(), spec.settings().dropWarningInterval(),
+    this.drops = new DropReporter(log, spec.typeName(), spec.settings().droppedMessageWarningInterval(),
         Adapter.toClassic(context.getSystem()).eventStream()::publish);
     spec.handle().useDrops(drops);
     this.routing = new RegionRouting(spec.settings().bufferSize());
     this.links = RegionLinks.of(context, spec, drops);
     // A caller preempted mid-send: look again shortly rather than block the region.
     this.quietWaits = new QuietWaits(() -> timers.startSingleTimer(QuietCheck.INSTANCE, Duration.ofMillis(1)));
-    this.limitShares = new LimitShares<>(spec.settings().activeEntityLimit(),
+    this.limitShares = new LimitShares<>(spec.settings().passivationActiveEntityLimit(),
         id -> routing.table().knownHome(id) instanceof Local l ? Optional.of(l.shard()) : Optional.empty(),
         (shard, share) -> shard.tell(new ShardProtocol.EntityLimit(share)));
     this.registration = new RegionRegistration(self, spec.coordinator(), spec.proxyOnly(), this::hostedShards,

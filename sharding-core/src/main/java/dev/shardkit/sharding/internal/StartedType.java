@@ -207,9 +207,9 @@ public final class StartedType {
    *     gives no shard id (each message names the entity type)
    */
   public <M> EntityRef<M> entityRefFor(EntityTypeKey<M> key, String entityId) {
+    Arguments.requireNonNull(entityId, "ClusterSharding.entityRefFor for entity type [" + key.name() + "]", "entityId");
     if (!ShardIds.isValid(entityId)) {
-      throw new IllegalArgumentException("Entity id for entity type [" + key.name() + "] must not be "
-          + (entityId == null ? "null" : "empty"));
+      throw new IllegalArgumentException("Entity id for entity type [" + key.name() + "] must not be empty");
     }
     String shardId;
     try {

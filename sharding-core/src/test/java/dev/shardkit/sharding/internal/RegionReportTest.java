@@ -21,7 +21,7 @@ class RegionReportTest {
   @Test
   void theStateListsTheShardsAndSumsTheirPassivations() {
     ShardingSettings settings = ShardingSettings.fromConfig(ConfigFactory.load().getConfig("shardkit.sharding"))
-        .withPassivationIdleTimeout(Duration.ofSeconds(30)).withActiveEntityLimit(100);
+        .withPassivationIdleTimeout(Duration.ofSeconds(30)).withPassivationActiveEntityLimit(100);
     ShardRegionState state = RegionReport.state(SHARDS, 7, 2, settings);
 
     assertEquals(Set.of(new ShardRegionState.ShardState("s1", Set.of("a", "b")),

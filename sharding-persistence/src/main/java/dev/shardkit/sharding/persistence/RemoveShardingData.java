@@ -37,6 +37,8 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
  *     --force [--quiet-period=60s] [--even-if-live] &lt;entity type&gt; [&lt;entity type&gt; ...]
  * </pre>
  *
+ * <p>{@code --help} (or {@code -h}) prints the options and exit codes and touches nothing.
+ *
  * <p>It reads the application's config ({@code application.conf}, or {@code -Dconfig.file=...})
  * for the journal, snapshot store and read journal under {@code shardkit.sharding.persistence},
  * and starts a local (not clustered) actor system with them. The remembered entities are stored
@@ -58,7 +60,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
  * refused with {@link #EXIT_NOT_RUN}, naming both settings.
  */
 public final class RemoveShardingData {
-  /** Everything was deleted (or there was nothing). */
+  /** Everything was deleted (or there was nothing), or {@code --help} was asked for. */
   public static final int EXIT_OK = 0;
   /**
    * Some data could not be read or deleted (the database is unreachable, for one); the output
@@ -84,6 +86,7 @@ public final class RemoveShardingData {
   private static final String FORCE = "--force";
   private static final String EVEN_IF_LIVE = "--even-if-live";
   private static final String QUIET_PERIOD = "--quiet-period=";
+  private static final Set<String> HELP = Set.of("--help", "-h");
 
   private RemoveShardingData() {}
 
@@ -100,6 +103,10 @@ public final class RemoveShardingData {
    * @return {@link #EXIT_OK}, {@link #EXIT_FAILED}, {@link #EXIT_NOT_RUN} or {@link #EXIT_LIVE}
    */
   public static int run(List<String> args, Config config, PrintStream out) {
+    if (args.stream().anyMatch(HELP::contains)) {
+      help(out);
+      return EXIT_OK;
+    }
     boolean force = false;
     boolean evenIfLive = false;
     String quietPeriodArg = null;
@@ -204,6 +211,26 @@ public final class RemoveShardingData {
         + QUIET_PERIOD + "...,");
     out.println("else " + QUIET_PERIOD_KEY + "): its cluster may be running. " + EVEN_IF_LIVE
         + " deletes even then.");
+  }
+
+  private static void help(PrintStream out) {
+    usage(out);
+    out.println();
+    out.println("Options:");
+    out.println("  " + FORCE + "              delete; without it nothing is deleted, and the output says what would be");
+    out.println("  " + QUIET_PERIOD + "<duration>  how long a named type's coordinator must not have written (default: "
+        + QUIET_PERIOD_KEY + ",");
+    out.println("                       60s unless set); more than twice " + KEEP_ALIVE_KEY);
+    out.println("  " + EVEN_IF_LIVE + "       with " + FORCE + ": delete even if a coordinator wrote within the quiet "
+        + "period");
+    out.println("  --help, -h           print this and touch nothing");
+    out.println();
+    out.println("Exit codes:");
+    out.println("  " + EXIT_OK + "  everything was deleted (or there was nothing to delete), or --help");
+    out.println("  " + EXIT_FAILED + "  some data could not be read or deleted; the output says why");
+    out.println("  " + EXIT_NOT_RUN + "  wrong arguments or settings, or no " + FORCE + ": nothing was touched");
+    out.println("  " + EXIT_LIVE + "  a named type's coordinator wrote within the quiet period: its cluster may be "
+        + "running; nothing was deleted");
   }
 
   private static void warn(Set<String> types, PersistenceStoreSettings settings, Duration quietPeriod,

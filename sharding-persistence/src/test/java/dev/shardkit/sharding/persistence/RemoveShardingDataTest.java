@@ -213,6 +213,22 @@ class RemoveShardingDataTest {
   }
 
   @Test
+  void helpListsTheOptionsAndExitCodesAndTouchesNothing() throws Exception {
+    for (String help : List.of("--help", "-h")) {
+      Run r = run("--force", help, "Beta");
+      assertEquals(RemoveShardingData.EXIT_OK, r.exitCode(), r.output());
+      assertTrue(r.output().startsWith("Usage: java -cp"), r.output());
+      for (String option : List.of("--force", "--quiet-period=<duration>", "--even-if-live", "--help, -h")) {
+        assertTrue(r.output().contains("\n  " + option), option + " is listed: " + r.output());
+      }
+      assertTrue(r.output().contains("Exit codes:\n  0  ") && r.output().contains("\n  3  a named type's coordinator"),
+          r.output());
+    }
+    assertEquals(7, load("Beta").shards().size(), "the data is untouched");
+    assertEquals(REMEMBERED, loadEntities("Beta", "1"), "the data is untouched");
+  }
+
+  @Test
   void wrongArgumentsAreUsageErrors() throws Exception {
     Run none = run();
     assertEquals(RemoveShardingData.EXIT_NOT_RUN, none.exitCode());

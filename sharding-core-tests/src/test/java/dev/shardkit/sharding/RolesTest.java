@@ -81,4 +81,33 @@ class RolesTest {
     assertEquals(60, stats.entityCount());
     assertTrue(stats.regions().keySet().stream().noneMatch(a -> a.toString().equals(frontend)));
   }
+
+  /**
+   * A proxy started with the type's own settings routes by them: the hosts spread ids over 7
+   * shards and refuse any other shard id, so a proxy that used the configured 1000 would have most
+   * of its messages dropped there.
+   */
+  @Test
+  void aProxyWithTheTypesOwnSettingsRoutesByThem() throws Exception {
+    EntityTypeKey<Command> sized = EntityTypeKey.create(Command.class, "Sized");
+    for (int n = 1; n <= 2; n++) {
+      ActorSystem<Void> s = cluster.system(n);
+      ClusterSharding.get(s).start(Entity.of(sized, Recorder::create).withRole("backend")
+          .withSettings(ShardingSettings.create(s).withNumberOfShards(7)));
+    }
+    ActorSystem<Void> front = cluster.system(0);
+    ClusterSharding.get(front).startProxy(sized, java.util.Optional.of("backend"),
+        ShardingSettings.create(front).withNumberOfShards(7));
+    for (int i = 0; i < 30; i++) {
+      String id = "s-" + i;
+      Report r = ClusterSharding.get(front).entityRefFor(sized, id).<Report>ask(Recorder.Get::new,
+          Duration.ofSeconds(10)).toCompletableFuture().get(15, TimeUnit.SECONDS);
+      assertFalse(r.host().equals(cluster.address(0).toString()), id + " lives on a host");
+    }
+    ClusterShardingStats stats = ClusterSharding.get(front).clusterShardingStats(sized, Duration.ofSeconds(5))
+        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+    assertEquals(30, stats.entityCount());
+    assertTrue(stats.regions().values().stream().flatMap(shards -> shards.keySet().stream())
+        .allMatch(shard -> Integer.parseInt(shard) < 7), "shards of the 7: " + stats.regions());
+  }
 }

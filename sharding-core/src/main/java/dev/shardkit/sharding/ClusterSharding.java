@@ -1,5 +1,6 @@
 package dev.shardkit.sharding;
 
+import dev.shardkit.sharding.internal.NodeHealth;
 import dev.shardkit.sharding.internal.StartedType;
 import dev.shardkit.sharding.internal.StartupChecks;
 import dev.shardkit.sharding.internal.StartupWarnings;
@@ -216,6 +217,11 @@ public final class ClusterSharding implements Extension {
     }
     requireSameClass(registered, key);
     return registered;
+  }
+
+  /** What the health checks decide from: this node's shutdown, gate and every started type's region. */
+  NodeHealth nodeHealth() {
+    return NodeHealth.observe(system, types.values());
   }
 
   /**

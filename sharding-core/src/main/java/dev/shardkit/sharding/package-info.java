@@ -10,7 +10,9 @@
  * definition ({@link dev.shardkit.sharding.Entity}, {@link dev.shardkit.sharding.EntityTypeKey},
  * {@link dev.shardkit.sharding.EntityContext}), addressing ({@link dev.shardkit.sharding.EntityRef},
  * {@link dev.shardkit.sharding.ShardingEnvelope}, the message extractors), the allocation SPI
- * ({@link dev.shardkit.sharding.ShardAllocationStrategy}), settings and inspection results.
+ * ({@link dev.shardkit.sharding.ShardAllocationStrategy}), settings and inspection results, and the
+ * checks Pekko Management's health routes can run ({@link dev.shardkit.sharding.ShardingReadinessCheck},
+ * {@link dev.shardkit.sharding.ShardingLivenessCheck}).
  * Everything under {@code internal} is not API and may change without notice.
  */
 package dev.shardkit.sharding;

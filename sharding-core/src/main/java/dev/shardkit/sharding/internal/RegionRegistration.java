@@ -35,6 +35,7 @@ final class RegionRegistration {
   private final Supplier<Set<String>> hosted;
   private final BiConsumer<ActorRef<Object>, Object> send;
   private final Consumer<ActorRef<Object>> watch;
+  private final RegionStatus status;
   /** The coordinator that acknowledged this region (null while registering), and its term. */
   private final CoordinatorFence<ActorRef<Object>> fence = new CoordinatorFence<>();
   /** Homes and hand-offs told at a term the region has not been acknowledged at yet. */
@@ -49,15 +50,18 @@ final class RegionRegistration {
    * @param send tells an actor a message
    * @param watch watches a coordinator that acknowledged, so that {@link #terminated} is called
    *     when it stops
+   * @param status told with which coordinator, at which term, the region is registered, for the
+   *     node's health checks
    */
   RegionRegistration(ActorRef<Object> self, ActorRef<Object> proxy, boolean proxyOnly, Supplier<Set<String>> hosted,
-      BiConsumer<ActorRef<Object>, Object> send, Consumer<ActorRef<Object>> watch) {
+      BiConsumer<ActorRef<Object>, Object> send, Consumer<ActorRef<Object>> watch, RegionStatus status) {
     this.self = self;
     this.proxy = proxy;
     this.proxyOnly = proxyOnly;
     this.hosted = hosted;
     this.send = send;
     this.watch = watch;
+    this.status = status;
   }
 
   /** Registers through the proxy. */
@@ -79,6 +83,7 @@ final class RegionRegistration {
   CoordinatorFence.Ack acknowledged(ActorRef<Object> by, long term) {
     CoordinatorFence.Ack ack = fence.acknowledged(by, term);
     if (ack == CoordinatorFence.Ack.NEW) {
+      status.registered(by.path().toString(), term);
       watch.accept(by);
       registerWith(by);
       ahead.acknowledgedAt(term).forEach(message -> send.accept(self, message));
@@ -127,6 +132,7 @@ final class RegionRegistration {
       return false;
     }
     fence.lost();
+    status.registering();
     register();
     return true;
   }

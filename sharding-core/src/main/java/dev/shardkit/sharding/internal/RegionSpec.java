@@ -17,6 +17,7 @@ import org.apache.pekko.actor.typed.Behavior;
  * @param coordinator where registrations go: the coordinator singleton's proxy
  * @param rememberEntities the store provider of each shard's remembered entities; empty when the
  *     type does not remember them
+ * @param status where the region publishes its registration for the node's health checks
  */
 record RegionSpec(
     EntityTypeKey<Object> typeKey,
@@ -26,7 +27,8 @@ record RegionSpec(
     ShardingSettings settings,
     ActorRef<Object> coordinator,
     RegionHandle handle,
-    Optional<RememberEntitiesStoreProvider> rememberEntities) {
+    Optional<RememberEntitiesStoreProvider> rememberEntities,
+    RegionStatus status) {
 
   public boolean proxyOnly() {
     return createBehavior.isEmpty();

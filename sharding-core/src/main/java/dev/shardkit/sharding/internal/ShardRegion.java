@@ -108,7 +108,8 @@ final class ShardRegion {
         id -> routing.table().knownHome(id) instanceof Local l ? Optional.of(l.shard()) : Optional.empty(),
         (shard, share) -> shard.tell(new ShardProtocol.EntityLimit(share)));
     this.registration = new RegionRegistration(self, spec.coordinator(), spec.proxyOnly(), this::hostedShards,
-        ActorRef::tell, coordinator -> context.watchWith(coordinator, new CoordinatorTerminated(coordinator)));
+        ActorRef::tell, coordinator -> context.watchWith(coordinator, new CoordinatorTerminated(coordinator)),
+        spec.status());
     timers.startTimerWithFixedDelay(RetryTick.INSTANCE, spec.settings().retryInterval());
     timers.startTimerWithFixedDelay(SweepEarlyMarkers.INSTANCE, spec.settings().handOffTimeout());
     this.shardIds = ShardIdBounds.of(spec.typeName(), spec.extractor(), spec.settings().maxShards());

@@ -63,16 +63,18 @@ public final class StartedType {
   private final RegionHandle handle;
   private final MessageExtractor<Object, Object> extractor;
   private final ActorRef<Object> coordinator;
+  private final RegionStatus status;
   /** Completes when the region has stopped, whatever stopped it. */
   private final CompletableFuture<Done> regionStopped = new CompletableFuture<>();
 
   private StartedType(ActorSystem<?> system, EntityTypeKey<?> typeKey, RegionHandle handle,
-      MessageExtractor<Object, Object> extractor, ActorRef<Object> coordinator) {
+      MessageExtractor<Object, Object> extractor, ActorRef<Object> coordinator, RegionStatus status) {
     this.system = system;
     this.typeKey = typeKey;
     this.handle = handle;
     this.extractor = extractor;
     this.coordinator = coordinator;
+    this.status = status;
   }
 
   /**
@@ -112,13 +114,14 @@ public final class StartedType {
             ClusterSingletonProxySettings.create(classic).withRole(settings.role().orElse(null))),
         "shardkit-coordinator-proxy-" + name));
     RegionHandle handle = new RegionHandle(new SerializabilityCheck(classic));
+    RegionStatus status = new RegionStatus(name, createBehavior.isEmpty());
     RegionSpec spec = new RegionSpec((EntityTypeKey<Object>) typeKey, extractor, createBehavior,
-        stopMessage, settings, coordinator, handle, remember);
+        stopMessage, settings, coordinator, handle, remember, status);
     ActorRef<Object> region = system.systemActorOf(ShardRegion.create(spec), ShardRegion.actorName(name),
         Props.empty());
     handle.attach(region);
     handle.useEntrance(RegionEntrance.open(name, extractor, handle));
-    StartedType started = new StartedType(system, typeKey, handle, extractor, coordinator);
+    StartedType started = new StartedType(system, typeKey, handle, extractor, coordinator, status);
     started.watchRegion(region);
     started.handOffBeforeLeaving(classic);
     return started;
@@ -152,6 +155,7 @@ public final class StartedType {
       ctx.watch(region);
       return Behaviors.receive(Object.class)
           .onSignal(Terminated.class, t -> {
+            status.stopped();
             regionStopped.complete(Done.getInstance());
             return Behaviors.stopped();
           })
@@ -185,6 +189,11 @@ public final class StartedType {
     MemberStatus status = cluster.selfMember().status();
     return cluster.isTerminated() || status == MemberStatus.down() || status == MemberStatus.removed()
         || NodeGate.get(system).gate().state() == DeliveryGate.State.DOWN;
+  }
+
+  /** The region's registration and whether it stopped, as the node's health checks see them. */
+  public RegionStatus.Snapshot status() {
+    return status.snapshot();
   }
 
   /** The key the type was started with. */
@@ -230,6 +239,7 @@ public final class StartedType {
     if (regionStopped.isDone()) {
       return regionStopped;
     }
+    status.stopAsked();
     return AskPattern.<Object, Object>ask(handle.region(), RegionRequests.GracefulShutdown::new, timeout,
             system.scheduler())
         .thenApply(done -> Done.getInstance())

@@ -11,7 +11,9 @@
  *
  * <p>Nearly everything here is package-private. What is public is so only because something
  * outside the package must reach it, and says why in its Javadoc: {@link StartedType}, through
- * which {@code ClusterSharding} starts and reaches an entity type; the serializers, mailbox,
+ * which {@code ClusterSharding} starts and reaches an entity type; what the health checks of
+ * {@code dev.shardkit.sharding} decide from and with ({@link NodeHealth}, {@link Readiness},
+ * {@link Liveness}, {@link ReadinessWindow}); the serializers, mailbox,
  * protocols and in-memory store that Pekko or the configuration name; the serializers' base, the
  * binary primitives and the persistent list that the store modules and
  * {@code spi.CoordinatorState} use.

@@ -16,6 +16,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestInbox;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -33,10 +34,11 @@ class RegionRegistrationTest {
 
   private final List<Told> told = new ArrayList<>();
   private final List<ActorRef<Object>> watched = new ArrayList<>();
+  private final RegionStatus status = new RegionStatus("Type", false);
 
   private RegionRegistration registration(boolean proxyOnly) {
     return new RegionRegistration(self, proxy, proxyOnly, () -> Set.of("1", "2"),
-        (to, message) -> told.add(new Told(to, message)), watched::add);
+        (to, message) -> told.add(new Told(to, message)), watched::add, status);
   }
 
   @Test
@@ -147,6 +149,29 @@ class RegionRegistrationTest {
     registration.acknowledged(coordinatorA, 9);
     assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told,
         "a term no coordinator acknowledged at (8) is never acted on");
+  }
+
+  @Test
+  void theStatusTheHealthChecksReadFollowsWhatTheFenceAccepts() {
+    RegionRegistration registration = registration(false);
+    assertEquals(Optional.empty(), status.snapshot().registered(), "registering at first");
+    registration.acknowledged(coordinatorA, 3);
+    assertEquals(Optional.of(new RegionStatus.Registered(coordinatorA.path().toString(), 3)),
+        status.snapshot().registered());
+    registration.acknowledged(coordinatorB, 2);
+    registration.acknowledged(coordinatorB, 3);
+    assertEquals(Optional.of(new RegionStatus.Registered(coordinatorA.path().toString(), 3)),
+        status.snapshot().registered(), "refused acknowledgements change nothing");
+    registration.acknowledged(coordinatorA, 4);
+    assertEquals(Optional.of(new RegionStatus.Registered(coordinatorA.path().toString(), 4)),
+        status.snapshot().registered(), "a restarted coordinator's new term");
+    registration.terminated(coordinatorB);
+    assertTrue(status.snapshot().registered().isPresent(), "another coordinator's termination changes nothing");
+    registration.terminated(coordinatorA);
+    assertEquals(Optional.empty(), status.snapshot().registered(), "registering again once its coordinator is gone");
+    registration.acknowledged(coordinatorB, 5);
+    assertEquals(Optional.of(new RegionStatus.Registered(coordinatorB.path().toString(), 5)),
+        status.snapshot().registered());
   }
 
   @Test

@@ -222,7 +222,7 @@ public final class StartedType {
       throw new IllegalArgumentException("The message extractor of entity type [" + key.name()
           + "] gave no shard id for entity id [" + entityId + "]");
     }
-    return new EntityRefImpl<>(key, entityId, shardId, handle, system.scheduler());
+    return new EntityRefImpl<>(key, entityId, shardId, handle, system);
   }
 
   /** Hands off every shard of this node's region and stops it; completes when it has stopped. */

@@ -14,6 +14,8 @@
  * which {@code ClusterSharding} starts and reaches an entity type; the serializers, mailbox,
  * protocols and in-memory store that Pekko or the configuration name; the serializers' base, the
  * binary primitives and the persistent list that the store modules and
- * {@code spi.CoordinatorState} use.
+ * {@code spi.CoordinatorState} use; and {@link AbstractEntityRef}, the base the testkit's
+ * {@code TestEntityRef} shares with the runtime's {@code EntityRef} (and the one class that
+ * implements a Pekko internal API).
  */
 package dev.shardkit.sharding.internal;

@@ -82,13 +82,15 @@ public final class StartedType {
    * @param knownShards with n &gt; 0, the shard ids are {@code 0..n-1} and the coordinator places
    *     them all up front; 0 places each shard when it is first asked for
    * @param createBehavior the entities' behaviour; empty for a proxy, which hosts nothing
+   * @param entityProps the entities' props (dispatcher, tags), without a mailbox: the entities'
+   *     mailbox is always the gated one
    * @throws IllegalStateException if a configured store needs a module that is not on the class path
    */
   @SuppressWarnings("unchecked")
   public static StartedType start(ActorSystem<?> system, EntityTypeKey<?> typeKey,
       MessageExtractor<Object, Object> extractor, int knownShards, ShardingSettings settings,
       Optional<Function<EntityContext<Object>, Behavior<Object>>> createBehavior, Optional<Object> stopMessage,
-      ShardAllocationStrategy strategy) {
+      ShardAllocationStrategy strategy, Props entityProps) {
     String name = typeKey.name();
     ExtendedActorSystem classic = (ExtendedActorSystem) Adapter.toClassic(system);
     Config shardingConfig = system.settings().config().getConfig("shardkit.sharding");
@@ -113,7 +115,7 @@ public final class StartedType {
         "shardkit-coordinator-proxy-" + name));
     RegionHandle handle = new RegionHandle(new SerializabilityCheck(classic));
     RegionSpec spec = new RegionSpec((EntityTypeKey<Object>) typeKey, extractor, createBehavior,
-        stopMessage, settings, coordinator, handle, remember);
+        stopMessage, entityProps, settings, coordinator, handle, remember);
     ActorRef<Object> region = system.systemActorOf(ShardRegion.create(spec), ShardRegion.actorName(name),
         Props.empty());
     handle.attach(region);

@@ -67,6 +67,8 @@ class NullArgumentsTest {
     SAMPLES.put(Function.class, create);
     SAMPLES.put(Entity.class, Entity.of(KEY, create));
     SAMPLES.put(ActorSystem.class, system);
+    SAMPLES.put(org.apache.pekko.actor.ActorSystem.class, org.apache.pekko.actor.typed.javadsl.Adapter.toClassic(system));
+    SAMPLES.put(org.apache.pekko.actor.typed.Props.class, org.apache.pekko.actor.typed.Props.empty());
     SAMPLES.put(ActorRef.class, system.deadLetters());
   }
 
@@ -89,6 +91,12 @@ class NullArgumentsTest {
   @Test
   void settings() {
     assertEveryNullIsRefusedByName(ShardingSettings.class, SAMPLES.get(ShardingSettings.class));
+  }
+
+  @Test
+  void healthChecks() {
+    assertEveryNullIsRefusedByName(ShardingReadinessCheck.class, null);
+    assertEveryNullIsRefusedByName(ShardingLivenessCheck.class, null);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.shardkit.sharding;
 
+import dev.shardkit.sharding.internal.EntityProps;
 import dev.shardkit.sharding.internal.NodeHealth;
 import dev.shardkit.sharding.internal.StartedType;
 import dev.shardkit.sharding.internal.StartupChecks;
@@ -15,6 +16,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
+import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.Cluster;
 
@@ -77,8 +79,10 @@ public final class ClusterSharding implements Extension {
    * start (or {@link #startProxy}) on a node logs a warning for each unsafe setting of the node's
    * configuration, naming it (see {@code docs/configuration.md}, "Warnings at start").
    *
-   * @throws IllegalArgumentException if {@code entity} is null, or the type name was already
-   *     started with another message class
+   * @throws IllegalArgumentException if {@code entity} is null, the type name was already started
+   *     with another message class, or (on a node that hosts the type) its
+   *     {@link Entity#withEntityProps entity props} select a dispatcher this node's configuration
+   *     does not have
    * @throws IllegalStateException if the configured {@code state-store-mode} needs a module that
    *     is not on the classpath
    */
@@ -87,12 +91,16 @@ public final class ClusterSharding implements Extension {
     ShardingSettings settings = entity.settings().orElseGet(() -> ShardingSettings.create(system));
     Optional<String> role = entity.role().or(settings::role);
     boolean hosts = role.map(r -> cluster.selfRoles().contains(r)).orElse(true);
+    if (hosts) {
+      // Here rather than when the first entity is spawned, where it would fail inside its shard.
+      EntityProps.requireDispatcherConfigured(system, entity.typeKey().name(), entity.entityProps());
+    }
     @SuppressWarnings("unchecked")
     Function<EntityContext<Object>, Behavior<Object>> create =
         (Function<EntityContext<Object>, Behavior<Object>>) (Function<?, ?>) entity.createBehavior();
     return startRegion(entity.typeKey(), entity.messageExtractor(), settings.withRole(role.orElse(null)),
         hosts ? Optional.of(create) : Optional.empty(), entity.stopMessage().map(m -> (Object) m),
-        entity.allocationStrategy());
+        entity.allocationStrategy(), entity.entityProps());
   }
 
   /**
@@ -158,13 +166,13 @@ public final class ClusterSharding implements Extension {
       Optional<MessageExtractor<E, M>> extractor, ShardingSettings settings) {
     Optional<String> effectiveRole = role.or(settings::role);
     return startRegion(typeKey, extractor, settings.withRole(effectiveRole.orElse(null)), Optional.empty(),
-        Optional.empty(), Optional.empty());
+        Optional.empty(), Optional.empty(), Props.empty());
   }
 
   private synchronized <M, E> ActorRef<E> startRegion(EntityTypeKey<M> typeKey,
       Optional<MessageExtractor<E, M>> extractor, ShardingSettings settings,
       Optional<Function<EntityContext<Object>, Behavior<Object>>> createBehavior, Optional<Object> stopMessage,
-      Optional<ShardAllocationStrategy> strategy) {
+      Optional<ShardAllocationStrategy> strategy, Props entityProps) {
     StartedType existing = types.get(typeKey.name());
     if (existing != null) {
       requireSameClass(existing, typeKey);
@@ -179,7 +187,7 @@ public final class ClusterSharding implements Extension {
     int knownShards = createBehavior.isPresent() && settings.placeAllShardsAtStart()
         && (Object) resolved instanceof EnvelopeMessageExtractor<?> known ? known.numberOfShards() : 0;
     StartedType started = StartedType.start(system, typeKey, resolved, knownShards, settings, createBehavior,
-        stopMessage, strategy.orElseGet(settings::leastShardAllocationStrategy));
+        stopMessage, strategy.orElseGet(settings::leastShardAllocationStrategy), entityProps);
     types.put(typeKey.name(), started);
     return started.region().unsafeUpcast();
   }

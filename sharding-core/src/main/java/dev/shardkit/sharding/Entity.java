@@ -1,8 +1,10 @@
 package dev.shardkit.sharding;
 
+import dev.shardkit.sharding.internal.EntityProps;
 import java.util.Optional;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.Props;
 
 import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
 
@@ -22,10 +24,12 @@ public final class Entity<M, E> {
   private final Optional<ShardAllocationStrategy> allocationStrategy;
   private final Optional<M> stopMessage;
   private final Optional<ShardingSettings> settings;
+  private final Props entityProps;
 
   private Entity(EntityTypeKey<M> typeKey, Function<EntityContext<M>, Behavior<M>> createBehavior,
       Optional<String> role, Optional<MessageExtractor<E, M>> messageExtractor,
-      Optional<ShardAllocationStrategy> allocationStrategy, Optional<M> stopMessage, Optional<ShardingSettings> settings) {
+      Optional<ShardAllocationStrategy> allocationStrategy, Optional<M> stopMessage,
+      Optional<ShardingSettings> settings, Props entityProps) {
     this.typeKey = typeKey;
     this.createBehavior = createBehavior;
     this.role = role;
@@ -33,6 +37,7 @@ public final class Entity<M, E> {
     this.allocationStrategy = allocationStrategy;
     this.stopMessage = stopMessage;
     this.settings = settings;
+    this.entityProps = entityProps;
   }
 
   /**
@@ -46,28 +51,28 @@ public final class Entity<M, E> {
     requireNonNull(typeKey, "Entity.of", "typeKey");
     requireNonNull(createBehavior, "Entity.of(" + typeKey.name() + ")", "createBehavior");
     return new Entity<>(typeKey, createBehavior, Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty());
+        Optional.empty(), Optional.empty(), Props.empty());
   }
 
   /** Host entities only on nodes with this cluster role; other nodes get a proxy. */
   public Entity<M, E> withRole(String role) {
     requireNonNull(role, "Entity.withRole", "role");
     return new Entity<>(typeKey, createBehavior, Optional.of(role), messageExtractor, allocationStrategy,
-        stopMessage, settings);
+        stopMessage, settings, entityProps);
   }
 
   /** Use another envelope type, or another mapping of entity ids to shards. */
   public <E2> Entity<M, E2> withMessageExtractor(MessageExtractor<E2, M> extractor) {
     requireNonNull(extractor, "Entity.withMessageExtractor", "extractor");
     return new Entity<>(typeKey, createBehavior, role, Optional.of(extractor), allocationStrategy, stopMessage,
-        settings);
+        settings, entityProps);
   }
 
   /** Use another strategy to place and move shards. */
   public Entity<M, E> withAllocationStrategy(ShardAllocationStrategy strategy) {
     requireNonNull(strategy, "Entity.withAllocationStrategy", "strategy");
     return new Entity<>(typeKey, createBehavior, role, messageExtractor, Optional.of(strategy), stopMessage,
-        settings);
+        settings, entityProps);
   }
 
   /**
@@ -77,14 +82,41 @@ public final class Entity<M, E> {
   public Entity<M, E> withStopMessage(M stopMessage) {
     requireNonNull(stopMessage, "Entity.withStopMessage", "stopMessage");
     return new Entity<>(typeKey, createBehavior, role, messageExtractor, allocationStrategy, Optional.of(stopMessage),
-        settings);
+        settings, entityProps);
   }
 
   /** Use these settings instead of those from {@code shardkit.sharding}. */
   public Entity<M, E> withSettings(ShardingSettings settings) {
     requireNonNull(settings, "Entity.withSettings", "settings");
     return new Entity<>(typeKey, createBehavior, role, messageExtractor, allocationStrategy, stopMessage,
-        Optional.of(settings));
+        Optional.of(settings), entityProps);
+  }
+
+  /**
+   * Spawn the type's entities with these props, as Pekko's {@code Entity.withEntityProps}: choose
+   * their dispatcher (for example {@code DispatcherSelector.fromConfig("my-dispatcher")} or
+   * {@code DispatcherSelector.blocking()}) and their {@code ActorTags}. The props replace those
+   * given before; by default entities run on the actor system's default dispatcher.
+   *
+   * <p>Not their mailbox. Every entity's mailbox is shardkit's gated mailbox
+   * ({@code shardkit.sharding.entity-mailbox}): it holds the entity's messages, in order, while
+   * its node may have been downed without knowing it (after a long pause, or while the others see
+   * it unreachable), so that an entity never runs in two places. Another mailbox would drop that
+   * guarantee, so props that select one ({@code MailboxSelector.bounded} or {@code fromConfig}, or
+   * {@code Props.withMailboxFromConfig}, anywhere in the props) are refused. Entity mailboxes are
+   * unbounded single-consumer queues, as Pekko's default mailbox is, so
+   * {@code MailboxSelector.defaultMailbox()} is accepted.
+   *
+   * <p>The dispatcher must be configured on every node that hosts the type:
+   * {@link ClusterSharding#start} refuses a dispatcher its node's configuration does not have.
+   *
+   * @throws IllegalArgumentException if {@code props} is null or selects a mailbox
+   */
+  public Entity<M, E> withEntityProps(Props props) {
+    requireNonNull(props, "Entity.withEntityProps(" + typeKey.name() + ")", "props", "Props.empty() selects the defaults");
+    EntityProps.requireNoMailbox(typeKey.name(), props);
+    return new Entity<>(typeKey, createBehavior, role, messageExtractor, allocationStrategy, stopMessage, settings,
+        props);
   }
 
   public EntityTypeKey<M> typeKey() {
@@ -113,5 +145,10 @@ public final class Entity<M, E> {
 
   public Optional<ShardingSettings> settings() {
     return settings;
+  }
+
+  /** The props of the type's entities ({@link #withEntityProps}); {@code Props.empty()} by default. */
+  public Props entityProps() {
+    return entityProps;
   }
 }

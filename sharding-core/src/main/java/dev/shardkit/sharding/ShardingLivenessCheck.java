@@ -1,5 +1,6 @@
 package dev.shardkit.sharding;
 
+import dev.shardkit.sharding.internal.Arguments;
 import dev.shardkit.sharding.internal.Liveness;
 import dev.shardkit.sharding.internal.VerdictLog;
 import java.util.concurrent.CompletableFuture;
@@ -62,9 +63,7 @@ public final class ShardingLivenessCheck implements Supplier<CompletionStage<Boo
    *     ({@code pekko.actor.provider = cluster})
    */
   public ShardingLivenessCheck(ActorSystem system) {
-    if (system == null) {
-      throw new IllegalArgumentException("ShardingLivenessCheck(system) needs an ActorSystem, got null");
-    }
+    Arguments.requireNonNull(system, "ShardingLivenessCheck", "system");
     this.sharding = ClusterSharding.get(Adapter.toTyped(system));
   }
 

@@ -1,5 +1,6 @@
 package dev.shardkit.sharding;
 
+import dev.shardkit.sharding.internal.Arguments;
 import dev.shardkit.sharding.internal.Readiness;
 import dev.shardkit.sharding.internal.ReadinessWindow;
 import dev.shardkit.sharding.internal.VerdictLog;
@@ -80,9 +81,7 @@ public final class ShardingReadinessCheck implements Supplier<CompletionStage<Bo
    *     duration of at least 0 (the message names the key)
    */
   public ShardingReadinessCheck(ActorSystem system) {
-    if (system == null) {
-      throw new IllegalArgumentException("ShardingReadinessCheck(system) needs an ActorSystem, got null");
-    }
+    Arguments.requireNonNull(system, "ShardingReadinessCheck", "system");
     // The setting first: a bad value is refused before the check touches the cluster.
     this.window = ReadinessWindow.fromConfig(system.settings().config().getConfig("shardkit.sharding"),
         System::nanoTime);

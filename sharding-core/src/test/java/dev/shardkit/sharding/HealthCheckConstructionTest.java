@@ -16,10 +16,10 @@ class HealthCheckConstructionTest {
   void aNullSystemIsRefusedNamingTheConstructor() {
     IllegalArgumentException ready = assertThrows(IllegalArgumentException.class,
         () -> new ShardingReadinessCheck(null));
-    assertEquals("ShardingReadinessCheck(system) needs an ActorSystem, got null", ready.getMessage());
+    assertEquals("ShardingReadinessCheck: system must not be null", ready.getMessage());
     IllegalArgumentException alive = assertThrows(IllegalArgumentException.class,
         () -> new ShardingLivenessCheck(null));
-    assertEquals("ShardingLivenessCheck(system) needs an ActorSystem, got null", alive.getMessage());
+    assertEquals("ShardingLivenessCheck: system must not be null", alive.getMessage());
   }
 
   @Test

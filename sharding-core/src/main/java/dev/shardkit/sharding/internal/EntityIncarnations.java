@@ -9,7 +9,6 @@ import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.PoisonPill;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.MailboxSelector;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -24,13 +23,13 @@ final class EntityIncarnations {
   /** The node's delivery gate opened (or never was really closed): waiting entities may start. Local only. */
   enum GateOpened implements NoSerializationVerificationNeeded { INSTANCE }
 
-  private static final Props ENTITY_MAILBOX = MailboxSelector.fromConfig(GatedMailbox.CONFIG_PATH);
-
   private final ActorContext<Object> ctx;
   private final EntityTypeKey<Object> typeKey;
   private final String shardId;
   private final Function<EntityContext<Object>, Behavior<Object>> createBehavior;
   private final Object stopMessage;
+  /** The type's props with the gated mailbox in front: Pekko takes the first mailbox it finds. */
+  private final Props entityProps;
   private final DropReporter drops;
   private final org.apache.pekko.actor.typed.ActorRef<ShardCommand> shard;
   /** Entities start only while it is open; their mailboxes hold their messages while it is closed. */
@@ -48,6 +47,9 @@ final class EntityIncarnations {
     // message, and needs no wrapper around every entity's behavior (memory per entity, a call per
     // message).
     this.stopMessage = spec.stopMessage().orElse(PoisonPill.getInstance());
+    // The gated mailbox is put first whatever the type's props say, so that no props can take an
+    // entity out from under the delivery gate (Entity.withEntityProps refuses a mailbox anyway).
+    this.entityProps = spec.entityProps().withMailboxFromConfig(GatedMailbox.CONFIG_PATH);
     this.drops = drops;
     this.shard = ctx.getSelf().narrow();
     this.gate = NodeGate.get(ctx.getSystem()).gate();
@@ -99,7 +101,7 @@ final class EntityIncarnations {
     }
     // A plain watch: the shard's table finds the id from the ref's name, so nothing is kept per entity.
     org.apache.pekko.actor.typed.ActorRef<Object> spawned =
-        ctx.spawn(behavior, EntityTable.actorName(entityId), ENTITY_MAILBOX);
+        ctx.spawn(behavior, EntityTable.actorName(entityId), entityProps);
     ctx.watch(spawned);
     ActorRef ref = Adapter.toClassic(spawned);
     messages.forEach(m -> ref.tell(m, ActorRef.noSender()));

@@ -3,20 +3,18 @@ package dev.shardkit.sharding.internal;
 import dev.shardkit.sharding.EntityRef;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
-import java.time.Duration;
-import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.ActorSystem;
 
-/** An {@link EntityRef}: the entity's shard is computed once, the route per message. */
-final class EntityRefImpl<M> implements EntityRef<M> {
+/**
+ * An {@link EntityRef}: the entity's shard is computed once, the route per message. Asks (its own
+ * and Pekko's) come from {@link AbstractEntityRef} and send with {@link #tell}.
+ */
+final class EntityRefImpl<M> extends AbstractEntityRef<M> {
   private final EntityTypeKey<M> typeKey;
   private final String entityId;
   private final String shardId;
   private final RegionHandle handle;
-  private final Scheduler scheduler;
   /**
    * The home found by the last tell, to skip the lookup while the table is the same. Written by
    * whichever thread tells last: an immutable record, so a racing reader sees a whole one, and any
@@ -25,12 +23,12 @@ final class EntityRefImpl<M> implements EntityRef<M> {
   private RegionHandle.KnownHome lastHome;
 
   public EntityRefImpl(EntityTypeKey<M> typeKey, String entityId, String shardId, RegionHandle handle,
-      Scheduler scheduler) {
+      ActorSystem<?> system) {
+    super(system);
     this.typeKey = typeKey;
     this.entityId = entityId;
     this.shardId = shardId;
     this.handle = handle;
-    this.scheduler = scheduler;
   }
 
   @Override
@@ -48,25 +46,20 @@ final class EntityRefImpl<M> implements EntityRef<M> {
     lastHome = handle.deliver(envelope(message), lastHome);
   }
 
+  /** The region's entrance, which terminates with the region: after that an ask fails at once. */
   @Override
-  public <R> CompletionStage<R> ask(Function<ActorRef<R>, M> messageFactory, Duration timeout) {
-    if (messageFactory == null) {
-      throw new IllegalArgumentException("ask to entity [" + entityId + "] of type [" + typeKey.name()
-          + "] needs a message factory, got null");
-    }
-    // The entrance routes the message when AskPattern sends it, by the same handle as tell: straight
-    // to a known home, in order with this caller's tells before and after it.
-    return AskPattern.<Object, R>ask(handle.entrance(), replyTo -> envelope(messageFactory.apply(replyTo)), timeout,
-        scheduler);
+  protected ActorRef<?> terminatesWith() {
+    return handle.entrance();
   }
 
   private Deliver envelope(M message) {
     if (message == null) {
-      throw new IllegalArgumentException("Cannot send null to entity [" + entityId + "] of type [" + typeKey.name() + "]");
+      throw nullArgument("tell", "message");
     }
     return new Deliver(typeKey.name(), shardId, entityId, message);
   }
 
+  /** Names the entity; Pekko's ask timeouts quote it. */
   @Override
   public String toString() {
     return "EntityRef(" + typeKey.name() + ", " + entityId + ")";

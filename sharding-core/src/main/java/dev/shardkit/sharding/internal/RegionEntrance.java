@@ -18,7 +18,7 @@ import scala.runtime.BoxedUnit;
  * message sent to it is placed by the type's extractor and routed on the sender's thread, through
  * the same {@link RegionHandle} as every {@code EntityRef} of the type, so it reaches a shard whose
  * home is known without passing the region's mailbox, and keeps its order with the sender's
- * messages sent either way. {@code EntityRef} asks come in here too, already placed.
+ * messages sent either way. A delivery of this type that is already placed is routed as it is.
  *
  * <p>It is an ordinary actor ref otherwise: it lives under the region's path (Pekko's function
  * refs: its messages run a function instead of filling a mailbox), so it can be sent to other

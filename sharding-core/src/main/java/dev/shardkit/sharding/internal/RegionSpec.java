@@ -9,11 +9,14 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.Props;
 
 /**
  * Everything a region needs to know about its entity type.
  *
  * @param createBehavior empty for a proxy-only region, which never hosts shards
+ * @param entityProps the props entities are spawned with (a dispatcher, tags), under the gated
+ *     mailbox that {@link EntityIncarnations} puts in front of them
  * @param coordinator where registrations go: the coordinator singleton's proxy
  * @param rememberEntities the store provider of each shard's remembered entities; empty when the
  *     type does not remember them
@@ -24,6 +27,7 @@ record RegionSpec(
     MessageExtractor<Object, Object> extractor,
     Optional<Function<EntityContext<Object>, Behavior<Object>>> createBehavior,
     Optional<Object> stopMessage,
+    Props entityProps,
     ShardingSettings settings,
     ActorRef<Object> coordinator,
     RegionHandle handle,

@@ -84,13 +84,15 @@ public final class StartedType {
    * @param knownShards with n &gt; 0, the shard ids are {@code 0..n-1} and the coordinator places
    *     them all up front; 0 places each shard when it is first asked for
    * @param createBehavior the entities' behaviour; empty for a proxy, which hosts nothing
+   * @param entityProps the entities' props (dispatcher, tags), without a mailbox: the entities'
+   *     mailbox is always the gated one
    * @throws IllegalStateException if a configured store needs a module that is not on the class path
    */
   @SuppressWarnings("unchecked")
   public static StartedType start(ActorSystem<?> system, EntityTypeKey<?> typeKey,
       MessageExtractor<Object, Object> extractor, int knownShards, ShardingSettings settings,
       Optional<Function<EntityContext<Object>, Behavior<Object>>> createBehavior, Optional<Object> stopMessage,
-      ShardAllocationStrategy strategy) {
+      ShardAllocationStrategy strategy, Props entityProps) {
     String name = typeKey.name();
     ExtendedActorSystem classic = (ExtendedActorSystem) Adapter.toClassic(system);
     Config shardingConfig = system.settings().config().getConfig("shardkit.sharding");
@@ -116,7 +118,7 @@ public final class StartedType {
     RegionHandle handle = new RegionHandle(new SerializabilityCheck(classic));
     RegionStatus status = new RegionStatus(name, createBehavior.isEmpty());
     RegionSpec spec = new RegionSpec((EntityTypeKey<Object>) typeKey, extractor, createBehavior,
-        stopMessage, settings, coordinator, handle, remember, status);
+        stopMessage, entityProps, settings, coordinator, handle, remember, status);
     ActorRef<Object> region = system.systemActorOf(ShardRegion.create(spec), ShardRegion.actorName(name),
         Props.empty());
     handle.attach(region);
@@ -231,7 +233,7 @@ public final class StartedType {
       throw new IllegalArgumentException("The message extractor of entity type [" + key.name()
           + "] gave no shard id for entity id [" + entityId + "]");
     }
-    return new EntityRefImpl<>(key, entityId, shardId, handle, system.scheduler());
+    return new EntityRefImpl<>(key, entityId, shardId, handle, system);
   }
 
   /** Hands off every shard of this node's region and stops it; completes when it has stopped. */

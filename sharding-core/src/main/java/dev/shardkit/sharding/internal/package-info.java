@@ -16,6 +16,9 @@
  * {@link Liveness}, {@link ReadinessWindow}); the serializers, mailbox,
  * protocols and in-memory store that Pekko or the configuration name; the serializers' base, the
  * binary primitives and the persistent list that the store modules and
- * {@code spi.CoordinatorState} use.
+ * {@code spi.CoordinatorState} use; {@link AbstractEntityRef}, the base the testkit's
+ * {@code TestEntityRef} shares with the runtime's {@code EntityRef} (and the one class that
+ * implements a Pekko internal API); and {@link EntityProps}, with which {@code Entity} and
+ * {@code ClusterSharding} check an entity type's props.
  */
 package dev.shardkit.sharding.internal;

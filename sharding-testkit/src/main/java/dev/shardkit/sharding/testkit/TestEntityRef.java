@@ -2,13 +2,10 @@ package dev.shardkit.sharding.testkit;
 
 import dev.shardkit.sharding.EntityRef;
 import dev.shardkit.sharding.EntityTypeKey;
-import java.time.Duration;
-import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
+import dev.shardkit.sharding.internal.AbstractEntityRef;
+import dev.shardkit.sharding.internal.Arguments;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
 /**
  * An {@link EntityRef} whose messages go to a test probe instead of an entity: for testing code
@@ -23,21 +20,26 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  * EntityRef<Counter.Command> ref = TestEntityRef.of(Counter.KEY, "counter-1", probe.ref(), testKit.system());
  * }</pre>
  *
+ * <p>It asks as a real {@code EntityRef} does: {@link #ask} and {@link #askWithStatus} (the test
+ * answers with a {@code StatusReply}), Pekko's {@code AskPattern.ask} and {@code askWithStatus}, and
+ * {@code ActorContext.ask} from an actor under test, all send to the probe; an ask nobody answers
+ * fails with Pekko's {@code AskTimeoutException} naming this reference and the message's class,
+ * and once the probe has stopped an ask fails at once.
+ *
  * <p>Like Pekko's {@code TestEntityRef} in {@code pekko-cluster-sharding-typed}'s testkit.
  *
  * @param <M> the entity's message type
  */
-public final class TestEntityRef<M> implements EntityRef<M> {
+public final class TestEntityRef<M> extends AbstractEntityRef<M> {
   private final EntityTypeKey<M> typeKey;
   private final String entityId;
   private final ActorRef<M> probe;
-  private final Scheduler scheduler;
 
-  private TestEntityRef(EntityTypeKey<M> typeKey, String entityId, ActorRef<M> probe, Scheduler scheduler) {
+  private TestEntityRef(EntityTypeKey<M> typeKey, String entityId, ActorRef<M> probe, ActorSystem<?> system) {
+    super(system);
     this.typeKey = typeKey;
     this.entityId = entityId;
     this.probe = probe;
-    this.scheduler = scheduler;
   }
 
   /**
@@ -51,22 +53,15 @@ public final class TestEntityRef<M> implements EntityRef<M> {
    */
   public static <M> TestEntityRef<M> of(EntityTypeKey<M> typeKey, String entityId, ActorRef<M> probe,
       ActorSystem<?> system) {
-    if (typeKey == null) {
-      throw new IllegalArgumentException("TestEntityRef needs an entity type key, got null");
+    Arguments.requireNonNull(typeKey, "TestEntityRef.of", "typeKey");
+    Arguments.requireNonNull(entityId, "TestEntityRef.of(" + typeKey.name() + ")", "entityId");
+    if (entityId.isEmpty()) {
+      throw new IllegalArgumentException("Entity id for entity type [" + typeKey.name() + "] must not be empty");
     }
-    if (entityId == null || entityId.isEmpty()) {
-      throw new IllegalArgumentException("Entity id for entity type [" + typeKey.name() + "] must not be "
-          + (entityId == null ? "null" : "empty"));
-    }
-    if (probe == null) {
-      throw new IllegalArgumentException("TestEntityRef for entity [" + entityId + "] of type [" + typeKey.name()
-          + "] needs a probe to send to, got null");
-    }
-    if (system == null) {
-      throw new IllegalArgumentException("TestEntityRef for entity [" + entityId + "] of type [" + typeKey.name()
-          + "] needs the actor system whose scheduler times out asks, got null");
-    }
-    return new TestEntityRef<>(typeKey, entityId, probe, system.scheduler());
+    Arguments.requireNonNull(probe, "TestEntityRef.of(" + typeKey.name() + ", " + entityId + ")", "probe");
+    Arguments.requireNonNull(system, "TestEntityRef.of(" + typeKey.name() + ", " + entityId + ")", "system",
+        "its scheduler times asks out");
+    return new TestEntityRef<>(typeKey, entityId, probe, system);
   }
 
   @Override
@@ -92,29 +87,18 @@ public final class TestEntityRef<M> implements EntityRef<M> {
   @Override
   public void tell(M message) {
     if (message == null) {
-      throw new IllegalArgumentException("Cannot send null to entity [" + entityId + "] of type [" + typeKey.name()
-          + "]");
+      throw nullArgument("tell", "message");
     }
     probe.tell(message);
   }
 
-  /**
-   * Sends the message that {@code messageFactory} builds around a reply-to reference to the probe;
-   * completes with what the test sends to that reference, or fails with a
-   * {@link java.util.concurrent.TimeoutException} after {@code timeout}.
-   *
-   * @throws IllegalArgumentException if {@code messageFactory} is null, as a real
-   *     {@code EntityRef} does
-   */
+  /** The probe: once it has stopped, asks fail at once, as a real one's do once its region has stopped. */
   @Override
-  public <R> CompletionStage<R> ask(Function<ActorRef<R>, M> messageFactory, Duration timeout) {
-    if (messageFactory == null) {
-      throw new IllegalArgumentException("ask to entity [" + entityId + "] of type [" + typeKey.name()
-          + "] needs a message factory, got null");
-    }
-    return AskPattern.ask(probe, messageFactory::apply, timeout, scheduler);
+  protected ActorRef<?> terminatesWith() {
+    return probe;
   }
 
+  /** Names the entity and the probe; Pekko's ask timeouts quote it. */
   @Override
   public String toString() {
     return "TestEntityRef(" + typeKey.name() + ", " + entityId + " -> " + probe.path() + ")";

@@ -17,6 +17,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * The Java code of {@code docs/getting-started.md}, section by section, where the compiler checks
@@ -67,6 +71,36 @@ abstract class GettingStarted {
     // docs:start region
     region.tell(new ShardingEnvelope<>("counter-42", new Counter.Increment(1)));
     // docs:end region
+  }
+
+  void withPekkosTypedApis() {
+    // docs:start typed-apis
+    EntityRef<Counter.Command> ref = sharding.entityRefFor(COUNTER, "counter-42");
+
+    CompletionStage<Integer> asked =
+        AskPattern.ask(ref, Counter.Get::new, Duration.ofSeconds(3), system.scheduler());
+
+    // Completes with the value of StatusReply.success; fails with StatusReply.ErrorMessage("only 3 left")
+    // for StatusReply.error("only 3 left"), or with the exception of an error made from one.
+    CompletionStage<Integer> left =
+        ref.askWithStatus(replyTo -> new Counter.Take(5, replyTo), Duration.ofSeconds(3));
+
+    Behavior<String> reporter = Behaviors.setup(ctx -> {
+      ctx.ask(Integer.class, ref, Duration.ofSeconds(3), Counter.Get::new,
+          (count, failure) -> failure == null ? "counter-42 holds " + count : "no answer: " + failure);
+      return Behaviors.receiveMessage(line -> {
+        ctx.getLog().info(line);
+        return Behaviors.same();
+      });
+    });
+    // docs:end typed-apis
+  }
+
+  void entityProps() {
+    // docs:start entity-props
+    sharding.start(Entity.of(COUNTER, ctx -> Counter.create(ctx.entityId()))
+        .withEntityProps(DispatcherSelector.fromConfig("counter-dispatcher")));
+    // docs:end entity-props
   }
 
   void proxy() {

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import dev.shardkit.sharding.testkit.ShardingTestKit;
+import dev.shardkit.sharding.testkit.TestCluster;
+import dev.shardkit.sharding.testkit.TestRememberStore;
 import dev.shardkit.sharding.testkit.TestEntityRef;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Executable;
@@ -67,6 +69,9 @@ class NullArgumentsTest {
     SAMPLES.put(Function.class, create);
     SAMPLES.put(Entity.class, Entity.of(KEY, create));
     SAMPLES.put(ActorSystem.class, system);
+    SAMPLES.put(String[].class, new String[0]);
+    SAMPLES.put(java.util.function.BooleanSupplier.class, (java.util.function.BooleanSupplier) () -> true);
+    SAMPLES.put(Set.class, Set.of());
     SAMPLES.put(org.apache.pekko.actor.ActorSystem.class, org.apache.pekko.actor.typed.javadsl.Adapter.toClassic(system));
     SAMPLES.put(org.apache.pekko.actor.typed.Props.class, org.apache.pekko.actor.typed.Props.empty());
     SAMPLES.put(ActorRef.class, system.deadLetters());
@@ -91,6 +96,15 @@ class NullArgumentsTest {
   @Test
   void settings() {
     assertEveryNullIsRefusedByName(ShardingSettings.class, SAMPLES.get(ShardingSettings.class));
+  }
+
+  @Test
+  void theTestkit() {
+    TestCluster unstarted = new TestCluster("NullArgsUnstarted");
+    SAMPLES.put(TestCluster.class, unstarted);
+    assertEveryNullIsRefusedByName(TestCluster.class, unstarted);
+    assertEveryNullIsRefusedByName(ShardingTestKit.class, kit);
+    assertEveryNullIsRefusedByName(TestRememberStore.class, kit.rememberStore());
   }
 
   @Test

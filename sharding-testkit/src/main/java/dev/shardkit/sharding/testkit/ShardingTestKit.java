@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.testkit;
 
 import dev.shardkit.sharding.ClusterSharding;
+import dev.shardkit.sharding.internal.Arguments;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -63,10 +64,8 @@ public final class ShardingTestKit implements AutoCloseable {
    * @throws AssertionError if the node is not Up within 30 seconds ({@link TestCluster#awaitUp})
    */
   public static ShardingTestKit create(String name, String extraConfig) {
-    if (name == null || extraConfig == null) {
-      throw new IllegalArgumentException("ShardingTestKit.create needs a system name and extra config (\"\" for "
-          + "none), got " + (name == null ? "no name" : "no config"));
-    }
+    Arguments.requireNonNull(name, "ShardingTestKit.create", "name");
+    Arguments.requireNonNull(extraConfig, "ShardingTestKit.create", "extraConfig", "pass \"\" for none");
     TestCluster cluster = new TestCluster(name);
     try {
       ActorSystem<Void> system = cluster.add(extraConfig);

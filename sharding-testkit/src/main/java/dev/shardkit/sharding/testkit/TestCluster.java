@@ -14,6 +14,8 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 
+import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
+
 /**
  * Several real actor systems in one JVM, on 127.0.0.1 with Artery remoting and
  * {@code serialize-messages = on}, joined into one cluster. The first system is the oldest.
@@ -98,19 +100,19 @@ public final class TestCluster implements AutoCloseable {
    * @throws IllegalArgumentException if an argument is null
    */
   public TestCluster(String name, TestCluster predecessor) {
-    this(name, requireNonNull(predecessor, "predecessor").scope);
+    this(name, requireNonNull(predecessor, "TestCluster", "predecessor").scope);
   }
 
   private TestCluster(String name, TestScope scope) {
-    this.name = requireNonNull(name, "name");
+    this.name = requireNonNull(name, "TestCluster", "name");
     this.scope = scope;
   }
 
-  private static <T> T requireNonNull(T value, String argument) {
-    if (value == null) {
-      throw new IllegalArgumentException("TestCluster: " + argument + " must not be null");
+  private static void requireRoles(String[] roles, String method) {
+    requireNonNull(roles, method, "roles");
+    for (String role : roles) {
+      requireNonNull(role, method, "roles", "a role is null");
     }
-    return value;
   }
 
   /**
@@ -128,7 +130,7 @@ public final class TestCluster implements AutoCloseable {
    * @throws IllegalStateException unless exactly one lease asked for so far matches
    */
   public TestLeaseControl lease(String namePart) {
-    requireNonNull(namePart, "namePart");
+    requireNonNull(namePart, "TestCluster.lease", "namePart");
     var matching = scope.leases().values().stream().filter(c -> c.name().contains(namePart)).toList();
     if (matching.size() != 1) {
       throw new IllegalStateException("Expected one test lease named like [" + namePart + "], found "
@@ -139,7 +141,7 @@ public final class TestCluster implements AutoCloseable {
 
   /** Whether a node of this cluster asked for a lease whose name contains {@code namePart}. */
   public boolean hasLease(String namePart) {
-    requireNonNull(namePart, "namePart");
+    requireNonNull(namePart, "TestCluster.hasLease", "namePart");
     return scope.leases().keySet().stream().anyMatch(n -> n.contains(namePart));
   }
 
@@ -151,6 +153,8 @@ public final class TestCluster implements AutoCloseable {
    * @param roles the node's cluster roles ({@code pekko.cluster.roles})
    */
   public ActorSystem<Void> add(String extraConfig, String... roles) {
+    requireNonNull(extraConfig, "TestCluster.add", "extraConfig", "pass \"\" for none");
+    requireRoles(roles, "TestCluster.add");
     StringBuilder rolesConf = new StringBuilder("pekko.cluster.roles = [");
     for (int i = 0; i < roles.length; i++) {
       rolesConf.append(i == 0 ? "" : ",").append('"').append(roles[i]).append('"');
@@ -170,11 +174,13 @@ public final class TestCluster implements AutoCloseable {
 
   /** Starts a system with the given roles and no extra config; see {@link #add}. */
   public ActorSystem<Void> addWithRoles(String... roles) {
+    requireRoles(roles, "TestCluster.addWithRoles");
     return add("", roles);
   }
 
   /** Starts {@code n} systems one after another, each Up before the next starts (so age = index). */
   public TestCluster startNodes(int n, String... roles) {
+    requireRoles(roles, "TestCluster.startNodes");
     for (int i = 0; i < n; i++) {
       addWithRoles(roles);
       awaitUp(systems.size());
@@ -202,6 +208,7 @@ public final class TestCluster implements AutoCloseable {
    * forgets it, so that {@link #awaitUp} asks only the systems that are still running.
    */
   public void leave(ActorSystem<?> node) {
+    requireNonNull(node, "TestCluster.leave", "node");
     Cluster.get(node).manager().tell(new org.apache.pekko.cluster.typed.Leave(Cluster.get(node).selfMember().address()));
     await(Duration.ofSeconds(60), () -> node.getWhenTerminated().toCompletableFuture().isDone(),
         "the leaving node's system has stopped");
@@ -241,16 +248,21 @@ public final class TestCluster implements AutoCloseable {
 
   /** True if the coordinator singleton of the entity type runs in node {@code i}. */
   public boolean coordinatorRunsOn(int i, String typeName) {
+    requireNonNull(typeName, "TestCluster.coordinatorRunsOn", "typeName");
     return coordinatorRunsIn(systems.get(i), typeName);
   }
 
   /** True if the coordinator singleton of the entity type runs in this system. */
   public static boolean coordinatorRunsIn(ActorSystem<?> system, String typeName) {
+    requireNonNull(system, "TestCluster.coordinatorRunsIn", "system");
+    requireNonNull(typeName, "TestCluster.coordinatorRunsIn", "typeName");
     return resolves(system, "/system/shardkit-coordinator-" + typeName + "/singleton");
   }
 
   /** True if an actor at {@code path} (wildcards allowed) in this system answers within a few seconds. */
   public static boolean resolves(ActorSystem<?> system, String path) {
+    requireNonNull(system, "TestCluster.resolves", "system");
+    requireNonNull(path, "TestCluster.resolves", "path");
     try {
       org.apache.pekko.actor.typed.javadsl.Adapter.toClassic(system).actorSelection(path)
           .resolveOne(Duration.ofSeconds(3)).toCompletableFuture().get(5, TimeUnit.SECONDS);
@@ -267,6 +279,9 @@ public final class TestCluster implements AutoCloseable {
    * @throws AssertionError if the condition does not hold within {@code max}
    */
   public static void await(Duration max, BooleanSupplier condition, String what) {
+    requireNonNull(max, "TestCluster.await", "max");
+    requireNonNull(condition, "TestCluster.await", "condition");
+    requireNonNull(what, "TestCluster.await", "what");
     long deadline = System.nanoTime() + max.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

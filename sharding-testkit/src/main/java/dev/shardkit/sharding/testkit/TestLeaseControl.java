@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.testkit;
 
+import dev.shardkit.sharding.internal.Arguments;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.pekko.coordination.lease.LeaseException;
@@ -52,6 +53,7 @@ public final class TestLeaseControl {
    * {@link #free()}; whoever held it is told that it lost it.
    */
   public synchronized void holdElsewhere(String owner) {
+    Arguments.requireNonNull(owner, "TestLeaseControl.holdElsewhere", "owner");
     revoke();
     holder = owner;
   }

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.testkit;
 
 import dev.shardkit.sharding.ShardingSettings;
+import dev.shardkit.sharding.internal.Arguments;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.spi.RememberEntitiesStoreProvider;
 import java.util.HashSet;
@@ -120,6 +121,7 @@ public final class TestRememberStore {
 
   /** The remembered entities of a type, over all its shards. */
   public Set<String> remembered(String typeName) {
+    Arguments.requireNonNull(typeName, "TestRememberStore.remembered", "typeName");
     Set<String> all = new HashSet<>();
     entities.forEach((key, ids) -> {
       if (key.startsWith(typeName + "/")) {
@@ -131,11 +133,15 @@ public final class TestRememberStore {
 
   /** Remembers entities of a shard, as if a shard had written them before. */
   public void preload(String typeName, String shardId, Set<String> entityIds) {
+    Arguments.requireNonNull(typeName, "TestRememberStore.preload", "typeName");
+    Arguments.requireNonNull(shardId, "TestRememberStore.preload", "shardId");
+    Arguments.requireNonNull(entityIds, "TestRememberStore.preload", "entityIds");
     entities.computeIfAbsent(key(typeName, shardId), k -> ConcurrentHashMap.newKeySet()).addAll(entityIds);
   }
 
   /** Every write of a type so far, in order. */
   public List<Write> writes(String typeName) {
+    Arguments.requireNonNull(typeName, "TestRememberStore.writes", "typeName");
     return writes.stream().filter(w -> w.typeName().equals(typeName)).toList();
   }
 

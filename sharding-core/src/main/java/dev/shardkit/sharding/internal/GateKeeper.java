@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.DeadLetterSuppression;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.RootActorPath;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -43,8 +44,12 @@ final class GateKeeper {
   /** Region → keeper: tell me of the gate's changes. Local only. */
   public record Subscribe(ActorRef<Object> subscriber) implements NoSerializationVerificationNeeded {}
 
-  /** Keeper → subscribers: the gate closed, opened, or closed for good (the node is out). Local only. */
-  public enum GateChanged implements NoSerializationVerificationNeeded { CLOSED, OPENED, DOWN }
+  /**
+   * Keeper → subscribers: the gate closed, opened, or closed for good (the node is out). Local
+   * only. A region that stopped just before is told too (the keeper learns it only from the watch
+   * that follows): not a dead letter to log.
+   */
+  public enum GateChanged implements NoSerializationVerificationNeeded, DeadLetterSuppression { CLOSED, OPENED, DOWN }
 
   /** Ticker → keeper: the node was paused this long. Local only. */
   record Paused(long nanos) implements NoSerializationVerificationNeeded {}

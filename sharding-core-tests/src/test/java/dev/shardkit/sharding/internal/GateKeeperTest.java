@@ -109,6 +109,16 @@ class GateKeeperTest {
     assertEquals(DeliveryGate.State.DOWN, gate.state());
   }
 
+  /** How many regions the type's coordinator knows, asked from {@code node}; 0 while it cannot say. */
+  private static int regions(ActorSystem<?> node) {
+    try {
+      return ClusterSharding.get(node).clusterShardingStats(KEY, Duration.ofSeconds(3)).toCompletableFuture()
+          .get(5, java.util.concurrent.TimeUnit.SECONDS).regions().size();
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
   /**
    * An ordinary shutdown, both ways a user does it: one node is asked to leave ({@code Leave}),
    * another is terminated ({@code ActorSystem.terminate()}). Each hands its shards off, and its
@@ -120,12 +130,21 @@ class GateKeeperTest {
     TestCluster c = threeNodes("GateLeave");
     EntityProbe probe = new EntityProbe();
     c.systems().forEach(s -> ClusterSharding.get(s).start(Entity.of(KEY, probe::behavior)));
+    // The coordinator knows every region before the entities start, so they start on every node.
+    // (A region that runs no shard stops the moment its shutdown begins, before the coordinator
+    // hands off the shards it placed there up front; the other regions' markers for those then
+    // reach it too late, and are reported as unacknowledged: a gap of its own, not this test's.)
+    TestCluster.await(Duration.ofSeconds(30), () -> regions(c.system(0)) == 3, "the coordinator knows every region");
     List<String> ids = java.util.stream.IntStream.range(0, 60).mapToObj(i -> "g-" + i).toList();
     ids.forEach(id -> ClusterSharding.get(c.system(0)).entityRefFor(KEY, id).tell(new EntityProbe.Hello(1)));
     TestCluster.await(Duration.ofSeconds(30), () -> ids.stream().allMatch(id -> probe.received(id).size() == 1),
         "every entity got its message");
     Address askedToLeave = c.address(2);
     Address terminated = c.address(1);
+    for (Address leaving : List.of(askedToLeave, terminated)) {
+      assertTrue(ids.stream().anyMatch(id -> leaving.toString().equals(probe.startedOn(id))),
+          "entities run on " + leaving);
+    }
 
     try (LogCapture log = new LogCapture()) {
       Cluster.get(c.system(2)).manager().tell(new Leave(askedToLeave));

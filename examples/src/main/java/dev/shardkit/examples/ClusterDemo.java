@@ -19,11 +19,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.JoinSeedNodes;
+import org.apache.pekko.remote.artery.GracefulShutdownQuarantinedEvent;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -61,11 +65,7 @@ public final class ClusterDemo {
     } catch (Exception e) {
       failures.add("the demo failed: " + e);
     } finally {
-      // One node after the other, the seed last: each leaves the cluster gracefully.
-      for (int i = nodes.size() - 1; i >= 0; i--) {
-        nodes.get(i).terminate();
-        nodes.get(i).getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      }
+      shutDown(nodes);
     }
     if (!failures.isEmpty()) {
       System.out.println();
@@ -87,12 +87,16 @@ public final class ClusterDemo {
       Cluster.get(node).manager().tell(new JoinSeedNodes(List.of(seed)));
     }
 
-    // 2. Every node starts the entity type; each one hosts a share of the counters.
-    for (ActorSystem<Void> node : nodes) {
-      ClusterSharding.get(node).start(Entity.of(COUNTER, ctx -> Counter.create(ctx.entityId())));
-    }
     awaitUntil("3 members Up on every node", FORMATION_TIMEOUT,
         () -> nodes.stream().allMatch(n -> upMembers(n) == NODES));
+
+    // 2. Every node starts the entity type; each one hosts a share of the counters. The oldest node
+    //    (the first) starts it last: its start starts the coordinator, which then finds every region
+    //    in place and spreads the shards over all three at once. Started first, the coordinator
+    //    could place them all before the other regions exist, and move them while the demo runs.
+    for (int i = nodes.size() - 1; i >= 0; i--) {
+      ClusterSharding.get(nodes.get(i)).start(Entity.of(COUNTER, ctx -> Counter.create(ctx.entityId())));
+    }
     ClusterSharding first = ClusterSharding.get(nodes.get(0));
     awaitUntil("3 regions registered with the coordinator", FORMATION_TIMEOUT, () -> {
       try {
@@ -185,6 +189,57 @@ public final class ClusterDemo {
     System.out.printf("time: cluster formation %.1f s; %,d increments sent and %d counters verified in %.1f s; "
         + "total %.1f s%n", seconds(start, formed), INCREMENTS, reads.size(), seconds(formed, verified),
         seconds(start, System.nanoTime()));
+  }
+
+  /**
+   * One node after the other, the seed last: each leaves the cluster gracefully (terminate runs
+   * Pekko's coordinated shutdown: its shards are handed off, then it leaves), and the next one
+   * leaves only once the others have let go of it: they removed it from the cluster, and closed
+   * their connection to it. A node that began its own shutdown before that could still be waiting
+   * for the one that left to acknowledge a system message (a watch, say); Pekko then ends that
+   * connection as failed ("Association ... is irrecoverably failed ... SystemMessageDelivery
+   * stopped with [1] pending system messages"), with a warning.
+   */
+  private static void shutDown(List<ActorSystem<Void>> nodes) throws Exception {
+    for (int i = nodes.size() - 1; i >= 0; i--) {
+      ActorSystem<Void> leaving = nodes.get(i);
+      List<ActorSystem<Void>> staying = nodes.subList(0, i);
+      org.apache.pekko.cluster.UniqueAddress gone = Cluster.get(leaving).selfMember().uniqueAddress();
+      List<ActorSystem<Void>> knowIt = staying.stream().filter(node -> isMember(node, gone)).toList();
+      List<CompletableFuture<Void>> letGo = new ArrayList<>();
+      for (ActorSystem<Void> node : knowIt) {
+        letGo.add(connectionClosed(node, gone));
+      }
+      leaving.terminate();
+      leaving.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      awaitUntil("the other nodes to remove " + gone.address(), Duration.ofSeconds(30),
+          () -> knowIt.stream().noneMatch(node -> isMember(node, gone)));
+      CompletableFuture.allOf(letGo.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static boolean isMember(ActorSystem<Void> node, org.apache.pekko.cluster.UniqueAddress member) {
+    return java.util.stream.StreamSupport.stream(Cluster.get(node).state().getMembers().spliterator(), false)
+        .anyMatch(m -> m.uniqueAddress().equals(member));
+  }
+
+  /** Completes when {@code node} has closed its connection to the node {@code gone} that left the cluster. */
+  private static CompletableFuture<Void> connectionClosed(ActorSystem<Void> node,
+      org.apache.pekko.cluster.UniqueAddress gone) {
+    CompletableFuture<Void> closed = new CompletableFuture<>();
+    // Remoting says so on the event stream; this listener stops once it has heard it.
+    ActorRef<GracefulShutdownQuarantinedEvent> listener = node.systemActorOf(
+        Behaviors.receive(GracefulShutdownQuarantinedEvent.class)
+            .onMessage(GracefulShutdownQuarantinedEvent.class, e -> {
+              if (e.uniqueAddress().address().equals(gone.address()) && e.uniqueAddress().uid() == gone.longUid()) {
+                closed.complete(null);
+                return Behaviors.stopped();
+              }
+              return Behaviors.same();
+            }).build(),
+        "demo-connection-closed-" + gone.longUid(), Props.empty());
+    node.eventStream().tell(new EventStream.Subscribe<>(GracefulShutdownQuarantinedEvent.class, listener));
+    return closed;
   }
 
   private static CompletableFuture<Boolean> readUntil(EntityRef<Counter.Command> ref, int expected, long deadline) {

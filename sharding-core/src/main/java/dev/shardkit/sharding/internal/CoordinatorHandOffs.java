@@ -20,9 +20,10 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * The coordinator's side of hand-offs, run inside the coordinator actor once its state is loaded:
  * it starts them (a rebalance round's moves, a region's graceful shutdown, and the told shards
  * offered to a region that joined, which move only if never started) by telling every region
- * and proxy, ends them when the shard reports that it stopped (its next home is stored, then
- * announced), gives them up after the hand-off timeout, and ends those of a region that is gone.
- * What to decide is {@link HandOffTracker}'s and {@link Placement}'s; this stores and sends it.
+ * and proxy that takes part, ends them when the shard reports that it stopped (its next home is
+ * stored, then announced), gives them up after the hand-off timeout, and ends those of a region
+ * that is gone. What to decide is {@link HandOffTracker}'s, {@link Placement}'s and (who is told)
+ * {@link HandOffAudience}'s; this stores and sends it.
  * When the last hand-off of a round ends, it says so, so that the next round starts at once. Owned
  * by the coordinator actor; not thread-safe.
  */
@@ -151,12 +152,14 @@ final class CoordinatorHandOffs {
         stopped.region().path(), next == null ? "none yet" : next.path());
     store.persist(moved.events(), () -> {
       Set<ActorRef<Object>> asked = tracker.ended(shardId);
+      Set<ActorRef<Object>> toldNewHome = HandOffAudience.toldNewHome(registered(), tracker.shuttingDown(), asked);
       if (next != null && unstarted) {
         // Nobody started it: its new home starts it on its first message, as one told up front.
         ShardHomes told = new ShardHomes(Map.of(shardId, next), term);
-        everyone().forEach(r -> r.tell(told));
+        toldNewHome.forEach(r -> r.tell(told));
       } else if (next != null) {
-        announce(new ShardHome(shardId, next, term));
+        ShardHome nextHome = new ShardHome(shardId, next, term);
+        toldNewHome.forEach(r -> r.tell(nextHome));
       } else {
         askAgain(shardId, asked);
       }
@@ -194,7 +197,10 @@ final class CoordinatorHandOffs {
     }
   }
 
-  /** Every region and proxy hears a shard's home: they all stopped routing to it for the move. */
+  /**
+   * Every region and proxy that takes part in hand-offs hears a shard's home: they all stopped
+   * routing to it for the move.
+   */
   void announce(ShardHome home) {
     everyone().forEach(r -> r.tell(home));
   }
@@ -204,10 +210,18 @@ final class CoordinatorHandOffs {
     asked.forEach(r -> context.getSelf().tell(new GetShardHome(shardId, r)));
   }
 
+  /** Who takes part in a hand-off: see {@link HandOffAudience#participants}. */
   private Set<ActorRef<Object>> everyone() {
-    Set<ActorRef<Object>> everyone = new HashSet<>(writes.decided().regions().keySet());
-    everyone.addAll(writes.decided().proxies());
-    return everyone;
+    Map<ActorRef<Object>, List<String>> homes = writes.decided().regions();
+    return HandOffAudience.participants(registered(), tracker.shuttingDown(),
+        r -> !homes.getOrDefault(r, List.of()).isEmpty() || !tracker.ownedBy(r).isEmpty());
+  }
+
+  /** Every registered region and proxy. */
+  private Set<ActorRef<Object>> registered() {
+    Set<ActorRef<Object>> registered = new HashSet<>(writes.decided().regions().keySet());
+    registered.addAll(writes.decided().proxies());
+    return registered;
   }
 
   private void endRound() {

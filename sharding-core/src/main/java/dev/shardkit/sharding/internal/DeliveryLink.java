@@ -10,9 +10,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.Cancellable;
+import org.apache.pekko.actor.DeadLetterSuppression;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -47,7 +49,12 @@ final class DeliveryLink {
   record Closed(ActorRef<Object> destination, List<Object> unacknowledged, List<Object> unsent)
       implements NoSerializationVerificationNeeded {}
 
-  private enum ResendTick implements NoSerializationVerificationNeeded { INSTANCE }
+  /**
+   * The link's own check for batches to send again, scheduled while some are unacknowledged.
+   * Cancelled when the link stops; one the scheduler had already sent as the link stopped is a
+   * dead letter that says nothing, and is not logged as one.
+   */
+  private enum ResendTick implements NoSerializationVerificationNeeded, DeadLetterSuppression { INSTANCE }
 
   /**
    * Region → link: send what is unacknowledged again now, the destination's node is reachable
@@ -138,6 +145,14 @@ final class DeliveryLink {
           return Behaviors.same();
         })
         .onMessage(Close.class, this::close)
+        // Stopped with its region (a region stops once its links have nothing unacknowledged, but
+        // the check scheduled while they had still comes): the check must not reach a stopped link.
+        .onSignal(PostStop.class, stop -> {
+          if (resendTimer != null) {
+            resendTimer.cancel();
+          }
+          return Behaviors.same();
+        })
         .build();
   }
 

@@ -9,6 +9,8 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.DeadLetterSuppression;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.RootActorPath;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -29,7 +31,8 @@ import org.slf4j.Logger;
  * It closes the gate when the node learns that it may have been left out of the cluster (it was
  * paused, others see it unreachable, a member quarantined it), asks the other members' keepers
  * whether they still count it as a member, and opens the gate when enough of them have said so
- * since ({@link MembershipCheck#mayOpen}); it closes it for good when the node is downed or removed.
+ * since ({@link MembershipCheck#mayOpen}); it closes it for good when the node is downed or removed,
+ * and says so at INFO if the node left on purpose, with a warning if it was put out ({@link Departure}).
  * It answers the other keepers' questions too. The regions of the node subscribe to hear when the
  * gate closes (they hold messages for their own shards then), opens, or closes for good.
  */
@@ -41,8 +44,12 @@ final class GateKeeper {
   /** Region → keeper: tell me of the gate's changes. Local only. */
   public record Subscribe(ActorRef<Object> subscriber) implements NoSerializationVerificationNeeded {}
 
-  /** Keeper → subscribers: the gate closed, opened, or closed for good (the node is out). Local only. */
-  public enum GateChanged implements NoSerializationVerificationNeeded { CLOSED, OPENED, DOWN }
+  /**
+   * Keeper → subscribers: the gate closed, opened, or closed for good (the node is out). Local
+   * only. A region that stopped just before is told too (the keeper learns it only from the watch
+   * that follows): not a dead letter to log.
+   */
+  public enum GateChanged implements NoSerializationVerificationNeeded, DeadLetterSuppression { CLOSED, OPENED, DOWN }
 
   /** Ticker → keeper: the node was paused this long. Local only. */
   record Paused(long nanos) implements NoSerializationVerificationNeeded {}
@@ -70,6 +77,10 @@ final class GateKeeper {
   private boolean closedAnnounced;
   /** This node has been a member: before it joins, Pekko reports it as removed, which it is not. */
   private boolean wasMember;
+  /** This node was seen Leaving or Exiting: it was asked to leave ({@link Departure}). */
+  private boolean left;
+  /** Another member quarantined this node: only one that is downed or unreachable is. */
+  private boolean quarantined;
 
   private GateKeeper(ActorContext<Object> context, TimerScheduler<Object> timers, DeliveryGate gate,
       Duration pauseThreshold, Duration retryInterval) {
@@ -111,6 +122,7 @@ final class GateKeeper {
           return Behaviors.same();
         })
         .onMessage(ThisActorSystemQuarantinedEvent.class, q -> {
+          quarantined = true;
           closed("member " + q.remoteAddress().address() + " has quarantined this node");
           return Behaviors.same();
         })
@@ -140,6 +152,10 @@ final class GateKeeper {
   }
 
   private Behavior<Object> onClusterEvent(ClusterEvent.ClusterDomainEvent event) {
+    if (event instanceof ClusterEvent.MemberEvent m && isSelf(m.member()) && (leaving(m.member().status())
+        || m instanceof ClusterEvent.MemberRemoved r && leaving(r.previousStatus()))) {
+      left = true;
+    }
     if (gate.state() == State.DOWN) {
       return Behaviors.same();
     }
@@ -159,6 +175,12 @@ final class GateKeeper {
       evaluate();
     }
     return Behaviors.same();
+  }
+
+  /** A status only a member that was asked to leave (or the whole cluster to shut down) passes through. */
+  private static boolean leaving(MemberStatus s) {
+    return s == MemberStatus.leaving() || s == MemberStatus.exiting() || s == MemberStatus.shuttingDown()
+        || s == MemberStatus.shutDown();
   }
 
   private boolean isSelf(Member member) {
@@ -240,8 +262,17 @@ final class GateKeeper {
   private void down(String how) {
     gate.down();
     timers.cancel(Retry.INSTANCE);
-    log.warn("This node was {} and is no longer a member of the cluster: its entities process nothing more here; "
-        + "the cluster starts them on other nodes", how);
+    // A node that left on purpose (every rolling restart) says so plainly; one put out warns.
+    Departure.Verdict verdict = Departure.of(how,
+        how.equals("downed") || cluster.selfMember().status() == MemberStatus.down(), quarantined, left,
+        Departure.reason(CoordinatedShutdown.get(Adapter.toClassic(context.getSystem())).getShutdownReason()));
+    String text = "This node {} and is no longer a member of the cluster: its entities process nothing more here; "
+        + "the cluster starts them on other nodes";
+    if (verdict.onPurpose()) {
+      log.info(text, verdict.how());
+    } else {
+      log.warn(text, verdict.how());
+    }
     subscribers.forEach(s -> s.tell(GateChanged.DOWN));
   }
 

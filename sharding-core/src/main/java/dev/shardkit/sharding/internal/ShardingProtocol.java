@@ -5,12 +5,23 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.pekko.actor.DeadLetterSuppression;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
  * The messages regions, shards and the coordinator exchange across nodes. Every one of them is
  * serialized by {@link ShardingSerializer}; messages that never leave a node live beside the actor
  * that uses them and are marked {@code NoSerializationVerificationNeeded}.
+ *
+ * <p>What the coordinator tells every region and proxy ({@link RegisterAck} when it takes over,
+ * {@link BeginHandOff}, {@link ShardHome}, {@link ShardHomes}) is marked
+ * {@code DeadLetterSuppression}: one that reaches a region or proxy that has just stopped is not
+ * logged as a dead letter, but counted at DEBUG ({@link SuppressedLetters}). That happens only in
+ * a race with a node's departure that the coordinator cannot see (Pekko tells no other node that
+ * an actor of a node in coordinated shutdown stopped until that node is removed, and a proxy does
+ * not announce its shutdown), and nothing is lost by it: the region or proxy is gone, and the
+ * hand-off does not wait for it once its node is removed. The marker is an interface of the
+ * record only; the serializer does not see it, and the wire format is the same.
  *
  * <p>Internal API: public because the configuration binds it to its serializer by name, and for
  * shardkit's own tests; not for applications, and it may change in any release.
@@ -43,7 +54,7 @@ public sealed interface ShardingProtocol {
    * coordinator tells regions to act on carries its term; {@link #NO_TERM} is what a reader takes
    * from a writer that sent none.
    */
-  record RegisterAck(ActorRef<Object> coordinator, long term) implements ShardingProtocol {
+  record RegisterAck(ActorRef<Object> coordinator, long term) implements ShardingProtocol, DeadLetterSuppression {
     /** The term of a message from a shardkit that sent none. */
     public static final long NO_TERM = 0;
   }
@@ -55,7 +66,7 @@ public sealed interface ShardingProtocol {
    * Coordinator → region: the shard lives in {@code region} (possibly the receiver itself), says
    * the coordinator of {@code term}.
    */
-  record ShardHome(String shardId, ActorRef<Object> region, long term) implements ShardingProtocol {
+  record ShardHome(String shardId, ActorRef<Object> region, long term) implements ShardingProtocol, DeadLetterSuppression {
     /** This home as the coordinator of {@code coordinatorTerm} tells it. */
     public ShardHome at(long coordinatorTerm) {
       return new ShardHome(shardId, region, coordinatorTerm);
@@ -71,7 +82,7 @@ public sealed interface ShardingProtocol {
    * one remote frame ({@link ShardHomesChunks}). A receiver learns only the homes of shards whose
    * home it does not know yet.
    */
-  record ShardHomes(Map<String, ActorRef<Object>> homes, long term) implements ShardingProtocol {
+  record ShardHomes(Map<String, ActorRef<Object>> homes, long term) implements ShardingProtocol, DeadLetterSuppression {
     public ShardHomes {
       homes = homes == null ? null : Collections.unmodifiableMap(new HashMap<>(homes));
     }
@@ -118,7 +129,7 @@ public sealed interface ShardingProtocol {
    * stays).
    */
   record BeginHandOff(String shardId, ActorRef<Object> owner, Set<ActorRef<Object>> regions, int handOffId,
-      long term, boolean ifUnstarted) implements ShardingProtocol {
+      long term, boolean ifUnstarted) implements ShardingProtocol, DeadLetterSuppression {
     public BeginHandOff {
       regions = Set.copyOf(regions);
     }

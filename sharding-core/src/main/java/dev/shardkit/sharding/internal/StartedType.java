@@ -98,6 +98,7 @@ public final class StartedType {
     Config shardingConfig = system.settings().config().getConfig("shardkit.sharding");
     // The node's delivery gate runs before any of its entities can: they check it.
     NodeGate.get(system);
+    SuppressedLetters.start(system);
     CoordinatorStateStoreProvider provider = StateStores.provider(shardingConfig, settings.stateStoreMode());
     // Only regions that host entities remember them; a proxy never starts a shard.
     Optional<RememberEntitiesStoreProvider> remember = createBehavior.isPresent() && settings.rememberEntities()

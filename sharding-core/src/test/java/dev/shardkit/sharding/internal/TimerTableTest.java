@@ -1,0 +1,56 @@
+package dev.shardkit.sharding.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TimerTableTest {
+  enum Key { RETRY, ROUND }
+
+  @Test
+  void aFiringCountsOnlyForTheTimerThatRunsNow() {
+    TimerTable<Key> timers = new TimerTable<>();
+    long first = timers.start(Key.RETRY);
+    long second = timers.start(Key.RETRY);
+    assertFalse(timers.fired(Key.RETRY, first), "a restarted timer's earlier firing is stale");
+    assertTrue(timers.fired(Key.RETRY, second));
+    assertFalse(timers.isRunning(Key.RETRY), "a one-shot timer that fired no longer runs");
+    assertFalse(timers.fired(Key.RETRY, second), "and fires once");
+  }
+
+  @Test
+  void aCancelledTimersFiringIsIgnored() {
+    TimerTable<Key> timers = new TimerTable<>();
+    long g = timers.start(Key.ROUND);
+    timers.cancel(Key.ROUND);
+    assertFalse(timers.fired(Key.ROUND, g));
+    assertFalse(timers.tick(Key.ROUND, g));
+  }
+
+  @Test
+  void aPeriodicTimerKeepsRunningWhileItTicks() {
+    TimerTable<Key> timers = new TimerTable<>();
+    long g = timers.start(Key.ROUND);
+    assertTrue(timers.tick(Key.ROUND, g));
+    assertTrue(timers.tick(Key.ROUND, g));
+    assertTrue(timers.isRunning(Key.ROUND));
+    assertTrue(timers.start(Key.RETRY) > g, "generations grow across keys");
+  }
+
+  @Test
+  void anEffectBufferIsAReusedReadOnlyView() {
+    EffectBuffer<String> buffer = new EffectBuffer<>();
+    List<String> view = buffer.view();
+    buffer.add("a");
+    buffer.add("b");
+    assertEquals(List.of("a", "b"), view);
+    assertThrows(UnsupportedOperationException.class, () -> view.add("c"));
+    buffer.clear();
+    assertEquals(List.of(), view);
+    assertThrows(IllegalArgumentException.class, () -> buffer.add(null));
+  }
+}

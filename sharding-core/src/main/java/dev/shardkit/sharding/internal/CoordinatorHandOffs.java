@@ -6,6 +6,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.HandOffDeclined;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
+import dev.shardkit.sharding.spi.CoordinatorEvent;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -132,7 +133,12 @@ final class CoordinatorHandOffs {
     if (first) {
       out.report(new CoordinatorNotice.RegionShuttingDown(region.path(), shards.size()));
     }
-    shards.forEach(this::start);
+    List<CoordinatorEvent> unused = placement.moveUntouchedFrom(view.get(), region);
+    if (!unused.isEmpty()) {
+      out.report(new CoordinatorNotice.MovingUnused(region.path(), unused.size() / 2));
+      store.persist(unused, () -> { });
+    }
+    List.copyOf(writes().decided().regions().getOrDefault(region, List.of())).forEach(this::start);
     return first;
   }
 

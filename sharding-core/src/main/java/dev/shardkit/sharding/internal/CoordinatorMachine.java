@@ -323,10 +323,28 @@ final class CoordinatorMachine implements Machine<CoordinatorInput, CoordinatorE
         loadedEarly = null;
         onLoaded(loaded);
       }
-    } else if (phase == Phase.ACTIVE && change instanceof ClusterChange.MemberChanged changed
-        && changed.node().status() == MemberStatus.up()) {
-      offerToNodeUp(changed.node().id().address());
+    } else if (change instanceof ClusterChange.MemberChanged changed) {
+      Address node = changed.node().id().address();
+      if (phase == Phase.ACTIVE && changed.node().status() == MemberStatus.up()) {
+        offerToNodeUp(node);
+      } else if (members().isLeaving(node)) {
+        List.copyOf(decided().regions().keySet()).stream().filter(r -> members().addressOf(r).equals(node))
+            .forEach(this::leaving);
+      }
     }
+  }
+
+  /**
+   * A region whose node leaves shuts down: it hands off its shards and stops. It asks this
+   * coordinator to move them, but it may have asked a predecessor, which started the hand-offs and
+   * went away, and it may stop as soon as it hosts nothing: so the coordinator hands them off as
+   * soon as it sees the node leave or the region register from a leaving node, without waiting for
+   * the region to ask again. Until they are handed off, a request for one of them waits for its
+   * next home instead of being told the leaving region, which may have stopped by the time the
+   * messages sent there arrive (and would start a shard it just handed off again if it had not).
+   */
+  private void leaving(ActorRef<Object> region) {
+    handOffDriver.shutDown(region);
   }
 
   // ---- loading
@@ -481,6 +499,9 @@ final class CoordinatorMachine implements Machine<CoordinatorInput, CoordinatorE
         if (config.tellsHomes() && toldOnRegistration.add(region)) {
           // Behind the acknowledgement, so the region acts on them at this term.
           tellHomes(stored().shards().keySet(), List.of(region));
+        }
+        if (!proxy && members().isLeaving(members().addressOf(region))) {
+          leaving(region);
         }
         heardFrom();
       });

@@ -199,6 +199,17 @@ sealed interface CoordinatorNotice {
     }
   }
 
+  record MovingUnused(ActorPath region, int shards) implements CoordinatorNotice {
+    public Level level() {
+      return Level.INFO;
+    }
+
+    public String render(String typeName) {
+      return of(typeName) + ": moving " + shards + " shard(s) of region " + region + " placed up front and not used "
+          + "yet to other regions, without hand-offs";
+    }
+  }
+
   record HandOffGivenUp(String shardId, ActorPath owner, Duration timeout) implements CoordinatorNotice {
     public Level level() {
       return Level.WARN;

@@ -108,6 +108,12 @@ final class MemberSnapshot {
     return node != null && node.up();
   }
 
+  /** Whether the node is leaving or exiting the cluster: its regions are shutting down, or soon will. */
+  boolean isLeaving(Address address) {
+    Node node = nodes.get(address);
+    return node != null && (node.status() == MemberStatus.leaving() || node.status() == MemberStatus.exiting());
+  }
+
   /** Whether the node at {@code address} is a member that is neither down nor removed. */
   boolean isMemberNotDown(Address address) {
     Node node = nodes.get(address);

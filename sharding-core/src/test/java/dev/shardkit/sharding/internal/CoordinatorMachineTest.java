@@ -513,4 +513,75 @@ class CoordinatorMachineTest {
     assertEquals(Phase.STOPPED, d.machine.phase());
     assertEquals(List.of(), d.protocol(new GetShardHome("a", r(2))));
   }
+
+  // ---- regions of leaving nodes
+
+  /**
+   * A new coordinator (after its predecessor's node left) learns a shard's home from the report of
+   * a region on a leaving node, which is handing that shard off for the predecessor. It must not
+   * tell anyone that home: the region may stop as soon as the hand-off ends (messages sent there
+   * are lost), and told its own shard's home after the hand-off it starts it again (a second
+   * incarnation beside the shard's next home). It hands the region's shards off itself, and the
+   * end of the predecessor's hand-off ends its own.
+   */
+  @Test
+  void aShardReportedByARegionOfALeavingNodeIsHandedOffNotAnnouncedThere() {
+    Driven d = new Driven(config(0, false));
+    d.loaded(members(member(1, MemberStatus.up()), member(2, MemberStatus.up()), member(3, MemberStatus.leaving())),
+        CoordinatorState.empty());
+    d.registered(r(1), Set.of());
+    d.registered(r(2), Set.of());
+    List<CoordinatorEffect> registered = d.registered(r(3), Set.of("48"));
+    assertEquals(Phase.ACTIVE, d.machine.phase());
+    List<CoordinatorEffect> asked = new ArrayList<>(d.protocol(new GetShardHome("48", r(1))));
+    asked.addAll(d.protocol(new GetShardHome("48", r(3))));
+    assertEquals(List.of(), sent(asked, ShardHome.class), "both wait for the shard's next home");
+    assertTrue(reports(registered, CoordinatorNotice.RegionShuttingDown.class));
+    BeginHandOff begin = sent(registered, BeginHandOff.class).get(0);
+    assertEquals("48", begin.shardId());
+    assertEquals(r(3), begin.owner());
+    // The predecessor's hand-off ends: its id is not ours, but the shard stopped where it lived.
+    List<CoordinatorEffect> stopped = d.protocol(new ShardStopped("48", r(3), 4242));
+    assertEquals(new ShardHomeDeallocated("48"), events(stopped).get(0));
+    ActorRef<Object> next = ((ShardHomeAllocated) events(stopped).get(1)).region();
+    assertNotEquals(r(3), next);
+    List<CoordinatorEffect> told = d.stored(stopped);
+    assertEquals(List.of(new ShardHome("48", next, 1)), sentTo(told, r(1)));
+    assertEquals(List.of(new ShardHome("48", next, 1)), sentTo(told, r(3)), "it asked, so it hears");
+  }
+
+  @Test
+  void aNodeThatStartsToLeaveHasItsRegionsShardsHandedOffWithoutWaitingForTheRegionToAsk() {
+    Driven d = unbalanced();
+    List<CoordinatorEffect> left = d.handle(new CoordinatorInput.Membership(
+        new ClusterChange.MemberChanged(member(1, MemberStatus.leaving()))));
+    assertTrue(reports(left, CoordinatorNotice.RegionShuttingDown.class));
+    assertEquals(5, sent(left, BeginHandOff.class).stream().map(BeginHandOff::shardId).distinct().count());
+    assertEquals(List.of(), sent(d.protocol(new GracefulShutdownReq(r(1))), BeginHandOff.class),
+        "the region's own request finds its shards on their way already");
+  }
+
+  /**
+   * A region shutting down may stop as soon as it hosts nothing, before a hand-off of a shard it
+   * never started reaches it. Shards placed up front that nobody used since move without one.
+   */
+  @Test
+  void unusedShardsPlacedUpFrontInARegionShuttingDownMoveWithoutHandOffs() {
+    Driven d = new Driven(config(4, false));
+    d.loaded(up(1, 2), CoordinatorState.empty());
+    d.registered(r(1), Set.of());
+    List<CoordinatorEffect> placed = d.registered(r(2), Set.of());
+    assertEquals(4, events(placed).size());
+    d.stored(placed);
+    long atTwo = d.machine.decided().regions().get(r(2)).size();
+    assertTrue(atTwo > 0);
+    List<CoordinatorEffect> shutdown = d.protocol(new GracefulShutdownReq(r(2)));
+    assertEquals(List.of(), sent(shutdown, BeginHandOff.class));
+    assertTrue(reports(shutdown, CoordinatorNotice.MovingUnused.class));
+    assertEquals(2 * atTwo, events(shutdown).size());
+    assertTrue(events(shutdown).stream().allMatch(e -> e instanceof ShardHomeDeallocated
+        || e instanceof ShardHomeAllocated a && a.region().equals(r(1))));
+    d.stored(shutdown);
+    assertTrue(d.machine.stored().regions().get(r(2)).isEmpty());
+  }
 }

@@ -92,6 +92,8 @@ class CoordinatorMachineTest {
     final CoordinatorMachine machine;
     /** The timers started so far, each with its latest generation. */
     final java.util.Map<CoordinatorTimer, Long> timers = new java.util.HashMap<>();
+    /** The id of the last write started. */
+    long lastStore;
     long now;
 
     Driven(CoordinatorConfig config, long incarnation, MembersFold members) {
@@ -107,6 +109,7 @@ class CoordinatorMachineTest {
       now += 1_000_000;
       List<CoordinatorEffect> effects = List.copyOf(machine.handle(input, now));
       all(effects, StartTimer.class).forEach(t -> timers.put(t.key(), t.generation()));
+      all(effects, Store.class).forEach(w -> lastStore = w.writeId());
       return effects;
     }
 
@@ -583,5 +586,140 @@ class CoordinatorMachineTest {
         || e instanceof ShardHomeAllocated a && a.region().equals(r(1))));
     d.stored(shutdown);
     assertTrue(d.machine.stored().regions().get(r(2)).isEmpty());
+  }
+
+  // ---- more decisions, one each
+
+  @Test
+  void aProxyThatRegisteredAsARegionIsIgnored() {
+    Driven d = unbalanced();
+    List<CoordinatorEffect> proxy = d.protocol(new ShardingProtocol.RegisterProxy(r(2)));
+    assertTrue(reports(proxy, CoordinatorNotice.ProxyWasRegion.class));
+    assertFalse(has(proxy, e -> e instanceof Store || e instanceof Send));
+  }
+
+  @Test
+  void theCurrentRegionsAreTheStoredOnes() {
+    Driven d = unbalanced();
+    TestProbe<Object> asker = refs.testKit().createTestProbe(Object.class);
+    d.protocol(new Register(r(3), Set.of()));
+    List<CoordinatorEffect> answer = d.protocol(new ShardingProtocol.GetCurrentRegions(asker.ref()));
+    assertEquals(List.of(new ShardingProtocol.CurrentRegions(Set.of(r(1), r(2)))), sentTo(answer, asker.ref()),
+        "region 3's registration is not stored yet");
+  }
+
+  @Test
+  void whileSettlingRequestsBeyondTheQueueAreRefusedWithOneReport() {
+    CoordinatorConfig small = new CoordinatorConfig("Test", Optional.empty(), new LeastShardAllocationStrategy(),
+        0, new ShardIdBounds("Test", 0, 100_000, null), false, false, SETTLE, Duration.ofSeconds(10), HAND_OFF,
+        MARGIN, 1, 10, node(1), "test store");
+    Driven d = new Driven(small);
+    d.loaded(up(1, 2), CoordinatorState.empty());
+    assertEquals(List.of(), d.protocol(new GetShardHome("a", r(1))));
+    assertEquals(List.of(), d.protocol(new GetShardHome("a", r(1))), "the same request waits once");
+    assertTrue(reports(d.protocol(new GetShardHome("b", r(1))), CoordinatorNotice.SettlingFull.class));
+    assertEquals(List.of(), d.protocol(new GetShardHome("c", r(1))), "reported once per episode");
+  }
+
+  @Test
+  void pendingAnswersBeyondTheLimitAreRefusedWithOneReportAndTheCatchUpIsReported() {
+    Driven d = new Driven(config(0, false));
+    d.loaded(up(1), CoordinatorState.empty());
+    d.registered(r(1), Set.of());
+    List<CoordinatorEffect> first = d.protocol(new GetShardHome("s0", r(1)));
+    for (int i = 1; i <= 11; i++) {
+      d.protocol(new GetShardHome("s" + i, r(1)));
+    }
+    List<CoordinatorEffect> reports = new ArrayList<>();
+    for (int i = 1; i <= 11; i++) {
+      reports.addAll(d.protocol(new GetShardHome("s" + i, r(1))));
+    }
+    assertEquals(1, all(reports, Report.class).stream().filter(r -> r.notice() instanceof CoordinatorNotice.PendingFull)
+        .count(), "ten wait; the eleventh is refused, reported once");
+    List<CoordinatorEffect> second = d.stored(first);
+    assertTrue(reports(d.stored(second), CoordinatorNotice.StoreCaughtUp.class));
+  }
+
+  @Test
+  void aRoundThatFindsWritesInFlightLooksAgainShortlyAndAnIdleOneBacksOff() {
+    Driven d = new Driven(config(0, false));
+    d.loaded(up(1, 2), CoordinatorState.empty());
+    d.registered(r(1), Set.of("a"));
+    d.registered(r(2), Set.of("b"));
+    d.protocol(new GetShardHome("c", r(1)));
+    List<CoordinatorEffect> busy = d.fire(new CoordinatorTimer.RebalanceTick());
+    assertEquals(RebalanceRounds.WRITES_IN_FLIGHT, only(busy, StartTimer.class).delay());
+    d.handle(new CoordinatorInput.Stored(lastWrite(d)));
+    List<CoordinatorEffect> idle = d.fire(new CoordinatorTimer.RebalanceTick());
+    assertEquals(Duration.ofSeconds(20), only(idle, StartTimer.class).delay(), "twice the interval");
+    assertEquals(Duration.ofSeconds(40), only(d.fire(new CoordinatorTimer.RebalanceTick()), StartTimer.class).delay());
+  }
+
+  /** The id of the write in flight, as the machine named it in its Store effect. */
+  private static long lastWrite(Driven d) {
+    return d.lastStore;
+  }
+
+  @Test
+  void aDeclinedMoveKeepsTheShardWhereItStartedAndTellsEveryoneAgain() {
+    Driven d = new Driven(config(4, true));
+    d.loaded(up(1), CoordinatorState.empty());
+    d.stored(d.registered(r(1), Set.of()));
+    d.handle(new CoordinatorInput.Membership(new ClusterChange.MemberChanged(member(2, MemberStatus.up()))));
+    d.registered(r(2), Set.of());
+    List<CoordinatorEffect> offered = d.fire(new CoordinatorTimer.RebalanceTick());
+    BeginHandOff begin = sent(offered, BeginHandOff.class).get(0);
+    List<CoordinatorEffect> declined = d.protocol(new ShardingProtocol.HandOffDeclined(begin.shardId(), r(1),
+        begin.handOffId()));
+    assertTrue(sentTo(declined, r(2)).contains(new ShardHome(begin.shardId(), r(1), 1)));
+    assertTrue(has(declined, e -> e instanceof CoordinatorEffect.CancelTimer c
+        && c.key().equals(new CoordinatorTimer.HandOffTimeout(begin.shardId()))));
+    List<CoordinatorEffect> again = d.protocol(new ShardingProtocol.HandOffDeclined(begin.shardId(), r(1),
+        begin.handOffId()));
+    assertTrue(reports(again, CoordinatorNotice.HandOffAnswerIgnored.class), "over already");
+  }
+
+  @Test
+  void requestsThatWaitedForAHandOffFromARegionThatIsGoneAreHandledAgain() {
+    Driven d = unbalanced();
+    BeginHandOff begin = sent(roundOf(d), BeginHandOff.class).get(0);
+    d.protocol(new GetShardHome(begin.shardId(), r(2)));
+    List<CoordinatorEffect> gone = d.handle(new CoordinatorInput.Terminated(r(1)));
+    assertEquals(List.of(new RegionTerminated(r(1))), events(gone));
+    List<CoordinatorEffect> stored = d.stored(gone);
+    assertEquals(List.of(new ShardHomeAllocated(begin.shardId(), r(2))), events(stored),
+        "the waiting request is handled again: its shard is placed");
+  }
+
+  @Test
+  void aTerminationThatArrivesBeforeTheNodesRemovalStillWaitsForTheMarginOnceTheNodeIsDown() {
+    Driven d = unbalanced();
+    d.handle(new CoordinatorInput.Membership(new ClusterChange.MemberChanged(member(1, MemberStatus.removed()))));
+    List<CoordinatorEffect> removed = d.handle(new CoordinatorInput.Terminated(r(1)));
+    assertTrue(reports(removed, CoordinatorNotice.RemovalMarginWait.class), "no longer a member: the margin");
+  }
+
+  @Test
+  void withRememberedEntitiesTheShardsOfGoneRegionsAndTheReadOnesArePlacedAtOnce() {
+    CoordinatorConfig remembering = new CoordinatorConfig("Test", Optional.empty(),
+        new LeastShardAllocationStrategy(1, 20, 0.1), 0, new ShardIdBounds("Test", 0, 100_000, null), true, false,
+        SETTLE, Duration.ofSeconds(10), HAND_OFF, MARGIN, 1000, 10, node(1), "test store");
+    Driven d = new Driven(remembering);
+    CoordinatorState state = TestRefs.applied(CoordinatorState.empty(), List.of(new RegionRegistered(r(1)),
+        new RegionRegistered(r(3)), new ShardHomeAllocated("gone", r(3))));
+    List<CoordinatorEffect> loaded = d.loaded(up(1), state);
+    CoordinatorEffect.ReadRememberedShards read = only(loaded, CoordinatorEffect.ReadRememberedShards.class);
+    List<CoordinatorEffect> failed = d.handle(new CoordinatorInput.RememberedShardsFailed(read.readId(),
+        new IllegalStateException("away")));
+    assertTrue(reports(failed, CoordinatorNotice.RememberedReadFailed.class));
+    CoordinatorEffect.ReadRememberedShards again = only(d.fire(new CoordinatorTimer.RetryRememberedRead()),
+        CoordinatorEffect.ReadRememberedShards.class);
+    List<CoordinatorEffect> placing = new ArrayList<>(d.stored(loaded));
+    placing.addAll(d.protocol(new Register(r(1), Set.of())));
+    assertEquals(Phase.ACTIVE, d.machine.phase());
+    placing.addAll(d.handle(new CoordinatorInput.RememberedShardsRead(again.readId(), Set.of("kept"))));
+    assertTrue(reports(placing, CoordinatorNotice.PlacingRemembered.class));
+    assertTrue(d.machine.decided().shards().containsKey("gone"), "the gone region's shard runs again");
+    assertTrue(d.machine.decided().shards().containsKey("kept"), "the read shard runs");
   }
 }

@@ -11,7 +11,7 @@ import org.apache.pekko.actor.typed.TypedActorContext;
  * Closes a coordinator's state store however the coordinator stops (told to, failed for good, or
  * stopped from outside), so that its successor elsewhere is the only writer. A restart after a
  * failure is not a stop: the store stays open, and the next incarnation reloads its state from it
- * ({@link CoordinatorRestarts}).
+ * ({@link CoordinatorSupervision}).
  */
 final class CloseStoreOnStop extends BehaviorInterceptor<Object, Object> {
   private final CoordinatorStateStore store;

@@ -6,7 +6,6 @@ import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.slf4j.Logger;
 
 /**
  * The coordinator's answers to requests for the home of a shard that has one, and what it does
@@ -17,15 +16,14 @@ import org.slf4j.Logger;
  * length. A pending answer whose shard began a hand-off meanwhile is dropped rather than sent:
  * the old home it would name is on its way out, and the region, asking again, waits for the new
  * one. Requests refused because a queue is full (the stash while loading, the queue of
- * requests waiting for settling to end, the pending answers) are counted and warned about once per
- * episode ({@link OverflowEpisode}), naming the entity type and the limit; the regions ask again.
- * Called from inside the coordinator actor; not thread-safe.
+ * requests waiting for settling to end, the pending answers) are counted and reported once per
+ * episode ({@link OverflowEpisode}), naming the limit; the regions ask again. A component of the
+ * coordinator machine: its answers and reports are effects. Not thread-safe.
  */
 final class CoordinatorAnswers {
-  private final String typeName;
   private final int stashCapacity;
   private final int pendingLimit;
-  private final Logger log;
+  private final CoordinatorEffects out;
   private final HandOffTracker handOffs;
   private final PendingHomeAnswers<ActorRef<Object>> pending;
   private final OverflowEpisode stashFull = new OverflowEpisode();
@@ -34,18 +32,19 @@ final class CoordinatorAnswers {
   private final Set<ActorRef<Object>> acksWaiting = new HashSet<>();
 
   /** @param handOffs the coordinator's hand-offs in progress */
-  CoordinatorAnswers(CoordinatorSpec spec, Logger log, HandOffTracker handOffs) {
-    this.typeName = spec.typeName();
-    this.stashCapacity = spec.stashCapacity();
-    this.pendingLimit = spec.settings().coordinatorPendingAnswersLimit();
-    this.log = log;
+  CoordinatorAnswers(CoordinatorConfig config, CoordinatorEffects out, HandOffTracker handOffs) {
+    this.stashCapacity = config.stashCapacity();
+    this.pendingLimit = config.pendingAnswersLimit();
+    this.out = out;
     this.handOffs = handOffs;
     this.pending = new PendingHomeAnswers<>(pendingLimit);
   }
 
-  /** Counts the messages the loading coordinator's full stash refuses. */
-  OverflowEpisode stashFull() {
-    return stashFull;
+  /** A message the loading coordinator's full stash refuses: counted, the first of an episode reported. */
+  void refusedWhileLoading() {
+    if (stashFull.refused()) {
+      out.report(new CoordinatorNotice.StashFull(stashCapacity));
+    }
   }
 
   /**
@@ -55,39 +54,38 @@ final class CoordinatorAnswers {
    * @param term the coordinator's term, which every answer carries
    * @return false if the shard has no home decided
    */
-  boolean answer(GetShardHome get, CoordinatorWrites writes, CoordinatorStoreLink store, long term) {
+  boolean answer(GetShardHome get, CoordinatorStore store, long term) {
+    CoordinatorWrites writes = store.writes();
     String shardId = get.shardId();
     if (!writes.decided().shards().containsKey(shardId)) {
       return false;
     }
     ActorRef<Object> stored = writes.settledHome(shardId);
     if (stored != null) {
-      get.region().tell(new ShardHome(shardId, stored, term));
+      out.send(get.region(), new ShardHome(shardId, stored, term));
       return true;
     }
     PendingHomeAnswers.Admission admission = pending.add(shardId, get.region());
     if (admission == PendingHomeAnswers.Admission.QUEUED_FIRST) {
-      store.afterDurable(() -> answerPending(writes, store, term));
+      store.afterDurable(() -> answerPending(store, term));
     } else if (admission == PendingHomeAnswers.Admission.REFUSED_FIRST) {
-      log.warn("Coordinator of [{}]: {} answers to shard-home requests already wait for the state store to hold "
-          + "their homes (coordinator-pending-answers-limit); refusing more until it catches up (regions ask again); "
-          + "further refusals are counted, not logged", typeName, pendingLimit);
+      out.report(new CoordinatorNotice.PendingFull(pendingLimit));
     }
     return true;
   }
 
   /** A write is stored: answers the requests whose homes the store holds now. */
-  private void answerPending(CoordinatorWrites writes, CoordinatorStoreLink store, long term) {
+  private void answerPending(CoordinatorStore store, long term) {
+    CoordinatorWrites writes = store.writes();
     PendingHomeAnswers.Answered<ActorRef<Object>> answered = pending.answer(
         id -> handOffs.inProgress(id) ? null : writes.settledHome(id),
         id -> !handOffs.inProgress(id) && writes.decided().shards().containsKey(id));
-    answered.answers().forEach(a -> a.region().tell(new ShardHome(a.shardId(), a.home(), term)));
+    answered.answers().forEach(a -> out.send(a.region(), new ShardHome(a.shardId(), a.home(), term)));
     if (answered.again()) {
-      store.afterDurable(() -> answerPending(writes, store, term));
+      store.afterDurable(() -> answerPending(store, term));
     }
     if (answered.refusedInEpisode() > 0) {
-      log.info("Coordinator of [{}]: the state store caught up; {} shard-home request(s) were refused meanwhile",
-          typeName, answered.refusedInEpisode());
+      out.report(new CoordinatorNotice.StoreCaughtUp(answered.refusedInEpisode()));
     }
   }
 
@@ -111,15 +109,13 @@ final class CoordinatorAnswers {
   /** A request for a homeless shard could not wait for settling to end: the queue is full. */
   void refusedWhileSettling() {
     if (settlingFull.refused()) {
-      log.warn("Coordinator of [{}] is settling and {} requests for shards without a home wait already (the larger "
-          + "of buffer-size and 1000); refusing more until it has settled (regions ask again); further refusals are "
-          + "counted, not logged", typeName, stashCapacity);
+      out.report(new CoordinatorNotice.SettlingFull(stashCapacity));
     }
   }
 
-  /** Replies with what waits in memory now; {@code deferred} requests wait for settling to end. */
-  void report(ShardCoordinator.GetBacklog get, CoordinatorWrites writes, int deferred) {
-    get.replyTo().tell(new CoordinatorBacklog(pending.size(), writes.waitingEffects(), deferred,
-        stashFull.total() + settlingFull.total() + pending.refused()));
+  /** What waits in memory now; {@code deferred} requests wait for settling to end. */
+  CoordinatorBacklog backlog(CoordinatorWrites writes, int deferred) {
+    return new CoordinatorBacklog(pending.size(), writes == null ? 0 : writes.waitingEffects(), deferred,
+        stashFull.total() + settlingFull.total() + pending.refused());
   }
 }

@@ -6,61 +6,62 @@ import dev.shardkit.sharding.internal.ShardingProtocol.HandOffDeclined;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
-import java.util.HashSet;
+import dev.shardkit.sharding.spi.CoordinatorEvent;
+import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The coordinator's side of hand-offs, run inside the coordinator actor once its state is loaded:
- * it starts them (a rebalance round's moves, a region's graceful shutdown, and the told shards
+ * The coordinator's side of hand-offs, a component of its machine once its state is loaded: it
+ * starts them (a rebalance round's moves, a region's graceful shutdown, and the told shards
  * offered to a region that joined, which move only if never started) by telling every region
  * and proxy that takes part, ends them when the shard reports that it stopped (its next home is
  * stored, then announced), gives them up after the hand-off timeout, and ends those of a region
  * that is gone. What to decide is {@link HandOffTracker}'s, {@link Placement}'s and (who is told)
- * {@link HandOffAudience}'s; this stores and sends it.
- * When the last hand-off of a round ends, it says so, so that the next round starts at once. Owned
- * by the coordinator actor; not thread-safe.
+ * {@link HandOffAudience}'s; this stores it and says what to send, as effects.
+ * When the last hand-off of a round ends, it says so, so that the next round starts at once.
+ * Not thread-safe.
  */
 final class CoordinatorHandOffs {
 
-  /** The hand-off of the shard has taken too long. Local only. */
-  record Timeout(String shardId) implements NoSerializationVerificationNeeded {}
-
-  private final CoordinatorSpec spec;
-  private final ActorContext<Object> context;
-  private final TimerScheduler<Object> timers;
+  private final Duration timeout;
+  private final CoordinatorEffects out;
   /** The coordinator's term, on everything it tells regions. */
   private final long term;
   private final HandOffTracker tracker;
   private final Placement placement;
-  private final CoordinatorWrites writes;
-  private final CoordinatorStoreLink store;
+  private final CoordinatorStore store;
   private final Supplier<Placement.View> view;
+  private final Consumer<GetShardHome> askAgain;
   private final Runnable roundEnded;
 
   /**
    * @param view what placement sees now
+   * @param askAgain handles a request again, after the current input (a request that waited for a
+   *     hand-off to end)
    * @param roundEnded runs when the last hand-off in progress has ended
    */
-  CoordinatorHandOffs(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers, long term,
-      HandOffTracker tracker, Placement placement, CoordinatorWrites writes, CoordinatorStoreLink store,
-      Supplier<Placement.View> view, Runnable roundEnded) {
-    this.spec = spec;
-    this.context = context;
-    this.timers = timers;
+  CoordinatorHandOffs(Duration timeout, CoordinatorEffects out, long term, HandOffTracker tracker,
+      Placement placement, CoordinatorStore store, Supplier<Placement.View> view, Consumer<GetShardHome> askAgain,
+      Runnable roundEnded) {
+    this.timeout = timeout;
+    this.out = out;
     this.term = term;
     this.tracker = tracker;
     this.placement = placement;
-    this.writes = writes;
     this.store = store;
     this.view = view;
+    this.askAgain = askAgain;
     this.roundEnded = roundEnded;
+  }
+
+  private CoordinatorWrites writes() {
+    return store.writes();
   }
 
   /** Tells every region and proxy that the shard is leaving its home; the owner drives the rest. */
@@ -80,7 +81,7 @@ final class CoordinatorHandOffs {
   private void begin(String shardId, boolean ifUnstarted) {
     // A shard whose home is still being stored is left for the next round (or the region's next
     // shutdown request): the regions may not know that home yet.
-    ActorRef<Object> owner = writes.settledHome(shardId);
+    ActorRef<Object> owner = writes().settledHome(shardId);
     if (owner == null || tracker.inProgress(shardId)) {
       return;
     }
@@ -93,8 +94,8 @@ final class CoordinatorHandOffs {
     }
     Set<ActorRef<Object>> everyone = everyone();
     BeginHandOff begin = new BeginHandOff(shardId, owner, everyone, id, term, ifUnstarted);
-    everyone.forEach(r -> r.tell(begin));
-    timers.startSingleTimer(new Timeout(shardId), spec.settings().handOffTimeout());
+    everyone.forEach(r -> out.send(r, begin));
+    out.startTimer(new CoordinatorTimer.HandOffTimeout(shardId), timeout);
   }
 
   /**
@@ -105,11 +106,10 @@ final class CoordinatorHandOffs {
   void declined(HandOffDeclined declined) {
     String shardId = declined.shardId();
     if (!tracker.acceptsDecline(shardId, declined.region(), declined.handOffId())) {
-      context.getLog().debug("Coordinator of [{}]: ignoring {}, the hand-off in progress is {}", spec.typeName(),
-          declined, tracker.get(shardId));
+      out.report(new CoordinatorNotice.HandOffAnswerIgnored(declined, tracker.get(shardId)));
       return;
     }
-    timers.cancel(new Timeout(shardId));
+    out.cancelTimer(new CoordinatorTimer.HandOffTimeout(shardId));
     tracker.ended(shardId);
     placement.declined(shardId);
     announce(new ShardHome(shardId, declined.region(), term));
@@ -119,47 +119,57 @@ final class CoordinatorHandOffs {
     endRound();
   }
 
-  /** The region is shutting down: all its shards are handed off, and it takes no new ones. */
-  void shutDown(ActorRef<Object> region) {
-    List<String> shards = writes.decided().regions().get(region);
-    if (shards != null) {
-      if (tracker.shutDown(region)) {
-        context.getLog().info("Coordinator of [{}]: region {} is shutting down; handing off its {} shard(s)",
-            spec.typeName(), region.path(), shards.size());
-      }
-      shards.forEach(this::start);
+  /**
+   * The region is shutting down: all its shards are handed off, and it takes no new ones.
+   *
+   * @return whether it was not known to be shutting down before
+   */
+  boolean shutDown(ActorRef<Object> region) {
+    List<String> shards = writes().decided().regions().get(region);
+    if (shards == null) {
+      return false;
     }
+    boolean first = tracker.shutDown(region);
+    if (first) {
+      out.report(new CoordinatorNotice.RegionShuttingDown(region.path(), shards.size()));
+    }
+    List<CoordinatorEvent> unused = placement.moveUntouchedFrom(view.get(), region);
+    if (!unused.isEmpty()) {
+      out.report(new CoordinatorNotice.MovingUnused(region.path(), unused.size() / 2));
+      store.persist(unused, () -> { });
+    }
+    List.copyOf(writes().decided().regions().getOrDefault(region, List.of())).forEach(this::start);
+    return first;
   }
 
   /** The shard stopped at its old home: if that ends a hand-off, its next home is stored and announced. */
   void stopped(ShardStopped stopped) {
     String shardId = stopped.shardId();
-    ActorRef<Object> home = writes.decided().shards().get(shardId);
+    ActorRef<Object> home = writes().decided().shards().get(shardId);
     // A hand-off this coordinator did not start (its predecessor did) still completes here, as
     // long as the shard's recorded home is the region reporting it.
     if (!tracker.accepts(shardId, stopped.region(), stopped.handOffId(), home)) {
-      context.getLog().debug("Coordinator of [{}]: ignoring {}, the hand-off in progress is {}", spec.typeName(),
-          stopped, tracker.get(shardId));
+      out.report(new CoordinatorNotice.HandOffAnswerIgnored(stopped, tracker.get(shardId)));
       return;
     }
-    timers.cancel(new Timeout(shardId));
+    out.cancelTimer(new CoordinatorTimer.HandOffTimeout(shardId));
     Set<ActorRef<Object>> waiting = tracker.waitingFor(shardId);
     boolean unstarted = tracker.isIfUnstarted(shardId);
     Placement.Moved moved = placement.afterHandOff(view.get(), shardId, stopped.region(),
         waiting.isEmpty() ? stopped.region() : waiting.iterator().next());
     ActorRef<Object> next = moved.next();
-    context.getLog().debug("Coordinator of [{}]: shard [{}] stopped at {}; next home {}", spec.typeName(), shardId,
-        stopped.region().path(), next == null ? "none yet" : next.path());
+    out.report(new CoordinatorNotice.ShardStoppedAt(shardId, stopped.region().path(),
+        next == null ? null : next.path()));
     store.persist(moved.events(), () -> {
       Set<ActorRef<Object>> asked = tracker.ended(shardId);
       Set<ActorRef<Object>> toldNewHome = HandOffAudience.toldNewHome(registered(), tracker.shuttingDown(), asked);
       if (next != null && unstarted) {
         // Nobody started it: its new home starts it on its first message, as one told up front.
         ShardHomes told = new ShardHomes(Map.of(shardId, next), term);
-        toldNewHome.forEach(r -> r.tell(told));
+        toldNewHome.forEach(r -> out.send(r, told));
       } else if (next != null) {
         ShardHome nextHome = new ShardHome(shardId, next, term);
-        toldNewHome.forEach(r -> r.tell(nextHome));
+        toldNewHome.forEach(r -> out.send(r, nextHome));
       } else {
         askAgain(shardId, asked);
       }
@@ -171,10 +181,8 @@ final class CoordinatorHandOffs {
   void timedOut(String shardId) {
     HandOffTracker.InProgress gaveUp = tracker.giveUp(shardId);
     if (gaveUp != null) {
-      context.getLog().warn("Coordinator of [{}]: the hand-off of shard [{}] from {} did not finish within {} ms "
-          + "(a region did not answer, or entities did not stop); the shard stays where it is", spec.typeName(),
-          shardId, gaveUp.owner().path(), spec.settings().handOffTimeout().toMillis());
-      if (gaveUp.owner().equals(writes.decided().shards().get(shardId))) {
+      out.report(new CoordinatorNotice.HandOffGivenUp(shardId, gaveUp.owner().path(), timeout));
+      if (gaveUp.owner().equals(writes().decided().shards().get(shardId))) {
         announce(new ShardHome(shardId, gaveUp.owner(), term));
       }
       endRound();
@@ -189,7 +197,7 @@ final class CoordinatorHandOffs {
    */
   void abandoned(List<String> abandoned) {
     for (String shardId : abandoned) {
-      timers.cancel(new Timeout(shardId));
+      out.cancelTimer(new CoordinatorTimer.HandOffTimeout(shardId));
       askAgain(shardId, tracker.ended(shardId));
     }
     if (!abandoned.isEmpty()) {
@@ -202,25 +210,25 @@ final class CoordinatorHandOffs {
    * routing to it for the move.
    */
   void announce(ShardHome home) {
-    everyone().forEach(r -> r.tell(home));
+    everyone().forEach(r -> out.send(r, home));
   }
 
-  /** The requests that waited for a hand-off to end are handled as if they came now. */
+  /** The requests that waited for a hand-off to end are handled again, after the current input. */
   private void askAgain(String shardId, Set<ActorRef<Object>> asked) {
-    asked.forEach(r -> context.getSelf().tell(new GetShardHome(shardId, r)));
+    asked.forEach(r -> askAgain.accept(new GetShardHome(shardId, r)));
   }
 
   /** Who takes part in a hand-off: see {@link HandOffAudience#participants}. */
   private Set<ActorRef<Object>> everyone() {
-    Map<ActorRef<Object>, List<String>> homes = writes.decided().regions();
+    Map<ActorRef<Object>, List<String>> homes = writes().decided().regions();
     return HandOffAudience.participants(registered(), tracker.shuttingDown(),
         r -> !homes.getOrDefault(r, List.of()).isEmpty() || !tracker.ownedBy(r).isEmpty());
   }
 
-  /** Every registered region and proxy. */
+  /** Every registered region and proxy, in the state's order. */
   private Set<ActorRef<Object>> registered() {
-    Set<ActorRef<Object>> registered = new HashSet<>(writes.decided().regions().keySet());
-    registered.addAll(writes.decided().proxies());
+    Set<ActorRef<Object>> registered = new LinkedHashSet<>(writes().decided().regions().keySet());
+    registered.addAll(writes().decided().proxies());
     return registered;
   }
 

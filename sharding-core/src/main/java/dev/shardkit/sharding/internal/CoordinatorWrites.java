@@ -78,6 +78,11 @@ final class CoordinatorWrites {
     return queuedAfterwards.size() + (inFlight == null ? 0 : inFlight.afterwards().size());
   }
 
+  /** The events of the write in flight (or failed and waiting to be retried); empty if none is. */
+  List<CoordinatorEvent> inFlightEvents() {
+    return inFlight == null ? List.of() : inFlight.events();
+  }
+
   /** Whether a write is in flight or decisions wait to be written. */
   boolean busy() {
     return inFlight != null || !queuedEvents.isEmpty();

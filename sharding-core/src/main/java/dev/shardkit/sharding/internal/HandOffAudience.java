@@ -1,6 +1,6 @@
 package dev.shardkit.sharding.internal;
 
-import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -35,7 +35,7 @@ final class HandOffAudience {
    * @param hasShards whether a region still has a shard homed there, or being handed off from there
    */
   static <R> Set<R> participants(Set<R> everyone, Set<R> shuttingDown, Predicate<R> hasShards) {
-    Set<R> told = new HashSet<>(everyone.size());
+    Set<R> told = new LinkedHashSet<>();
     for (R r : everyone) {
       if (!shuttingDown.contains(r) || hasShards.test(r)) {
         told.add(r);
@@ -57,7 +57,7 @@ final class HandOffAudience {
    * @param asked the regions that asked for the shard's home while it was handed off
    */
   static <R> Set<R> toldNewHome(Set<R> everyone, Set<R> shuttingDown, Set<R> asked) {
-    Set<R> told = new HashSet<>(everyone.size());
+    Set<R> told = new LinkedHashSet<>();
     for (R r : everyone) {
       if (!shuttingDown.contains(r) || asked.contains(r)) {
         told.add(r);

@@ -109,13 +109,18 @@ public final class HandOffTracker {
   /**
    * Whether a shard's report that it stopped at {@code region} ends its hand-off: ours, if it is
    * the hand-off in progress (same region and id); or inherited from a previous coordinator, if
-   * none of ours is in progress for the shard, the id is not one we gave up, and the shard's home
-   * is that region.
+   * the id is not one we gave up, the shard's home is that region, and none of ours is in progress
+   * for the shard or ours moves it from that same region.
    */
   public boolean accepts(String shardId, ActorRef<Object> region, int handOffId, ActorRef<Object> home) {
-    boolean ours = new InProgress(region, handOffId).equals(inProgress.get(shardId));
-    boolean inherited = !inProgress.containsKey(shardId) && !givenUp.contains(handOffId) && region.equals(home);
-    return ours || inherited;
+    InProgress current = inProgress.get(shardId);
+    boolean ours = new InProgress(region, handOffId).equals(current);
+    boolean inherited = current == null && !givenUp.contains(handOffId) && region.equals(home);
+    // The owner finished a hand-off a previous coordinator started before it heard of ours (it
+    // answers only one hand-off of a shard at a time): the shard stopped there all the same.
+    boolean ownerFinishedAnother = current != null && current.owner().equals(region) && region.equals(home)
+        && !givenUp.contains(handOffId);
+    return ours || inherited || ownerFinishedAnother;
   }
 
   /**

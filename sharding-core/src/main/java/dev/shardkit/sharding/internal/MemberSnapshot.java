@@ -7,6 +7,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.RegionTerminated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -15,24 +16,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.cluster.Cluster;
-import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.MemberStatus;
 
 /**
  * The cluster's members as the coordinator sees them at one moment: address, status, roles and
  * age. Every membership question the coordinator asks (which nodes may host shards, which regions
  * take new shards and how the strategy sees them, whether a region's node is still a member) is
- * answered from one snapshot, so the answers agree with each other. Immutable.
+ * answered from one snapshot, so the answers agree with each other. Built by {@link MembersFold}
+ * from the membership changes the coordinator was given. Immutable.
  */
 final class MemberSnapshot {
 
   /** One member: its address, status and roles. */
   record Node(Address address, MemberStatus status, Set<String> roles) {
     Node {
-      roles = Set.copyOf(roles);
+      // Sorted: the strategy sees them as values whose order does not depend on the JVM.
+      roles = Collections.unmodifiableSet(new TreeSet<>(roles));
     }
 
     /** Up or weakly Up: a node whose region takes new shards. */
@@ -74,20 +76,6 @@ final class MemberSnapshot {
     }
   }
 
-  /** The members {@code cluster} knows now. */
-  static MemberSnapshot of(Cluster cluster) {
-    List<Member> ranked = new ArrayList<>();
-    List<Member> others = new ArrayList<>();
-    cluster.state().getMembers().forEach(m -> (node(m).ranked() ? ranked : others).add(m));
-    ranked.sort(Member.ageOrdering()::compare);
-    ranked.addAll(others);
-    return new MemberSnapshot(ranked.stream().map(MemberSnapshot::node).toList(), cluster.selfAddress());
-  }
-
-  private static Node node(Member m) {
-    return new Node(m.address(), m.status(), scala.jdk.javaapi.CollectionConverters.asJava(m.roles()));
-  }
-
   /** The node a reference lives on; a local reference's address has no host, so it is this node's. */
   Address addressOf(ActorRef<?> ref) {
     return NodeAddress.of(ref, self);
@@ -114,13 +102,19 @@ final class MemberSnapshot {
     return gone;
   }
 
-  /** Whether the node at {@code address} is a member that is neither down nor removed. */
   /** Whether the node is a member that is Up (or weakly Up). */
   boolean isUp(Address address) {
     Node node = nodes.get(address);
     return node != null && node.up();
   }
 
+  /** Whether the node is leaving or exiting the cluster: its regions are shutting down, or soon will. */
+  boolean isLeaving(Address address) {
+    Node node = nodes.get(address);
+    return node != null && (node.status() == MemberStatus.leaving() || node.status() == MemberStatus.exiting());
+  }
+
+  /** Whether the node at {@code address} is a member that is neither down nor removed. */
   boolean isMemberNotDown(Address address) {
     Node node = nodes.get(address);
     return node != null && node.status() != MemberStatus.down() && node.status() != MemberStatus.removed();

@@ -229,6 +229,33 @@ public final class Placement {
   }
 
   /**
+   * The unused shards placed up front in a region that shuts down, placed again in the regions
+   * that take shards: pairs of deallocation and allocation. Nobody knows their home or has started
+   * them, so they move without a hand-off, which the region might not be there to answer (it stops
+   * as soon as it hosts nothing). Those that find no other region stay, to be handed off as any.
+   */
+  List<CoordinatorEvent> moveUntouchedFrom(View v, ActorRef<Object> region) {
+    List<CoordinatorEvent> events = new ArrayList<>();
+    CoordinatorState view = v.state();
+    for (String shardId : List.copyOf(view.regions().getOrDefault(region, List.of()))) {
+      if (!untouched.contains(shardId) || v.inHandOff().contains(shardId)) {
+        continue;
+      }
+      ShardHomeDeallocated deallocated = new ShardHomeDeallocated(shardId);
+      CoordinatorState without = view.applied(deallocated);
+      ActorRef<Object> home = chooseHome(v.withState(without), shardId, coordinator, region);
+      if (home == null || home.equals(region)) {
+        break;
+      }
+      ShardHomeAllocated allocated = new ShardHomeAllocated(shardId, home);
+      view = without.applied(allocated);
+      events.add(deallocated);
+      events.add(allocated);
+    }
+    return events;
+  }
+
+  /**
    * The told shards ({@link #told}) to move so that every region taking shards holds an even
    * share of all shards (those in use stay where they are), when the number of those regions
    * changed since the told ones were last spread (a region joined, or came Up), or an owner

@@ -35,6 +35,14 @@ public final class TimerTable<K> {
     running.remove(key);
   }
 
+  /**
+   * Cancels every timer: a firing of any of them on its way is then ignored. Generations go on
+   * growing, so a timer started afterwards is never taken for one started before.
+   */
+  public void cancelAll() {
+    running.clear();
+  }
+
   /** Whether a timer of {@code key} runs. */
   public boolean isRunning(K key) {
     return running.containsKey(key);

@@ -42,11 +42,11 @@ class HandOffTrackerTest {
   }
 
   @Test
-  void ourHandOffEndsOnlyWithItsOwnRegionAndId() {
+  void ourHandOffEndsOnlyWithAReportFromItsOwner() {
     HandOffTracker t = tracker();
     int id = t.start("a", r(1));
     assertTrue(t.accepts("a", r(1), id, r(1)));
-    assertFalse(t.accepts("a", r(1), id + 7, r(1)), "an older hand-off of the shard");
+    assertTrue(t.accepts("a", r(1), id + 7, r(1)), "a hand-off the owner ran for a previous coordinator");
     assertFalse(t.accepts("a", r(2), id, r(1)), "another region");
   }
 
@@ -81,9 +81,10 @@ class HandOffTrackerTest {
     assertTrue(t.accepts("a", r(1), 4242, r(1)), "stopped at its recorded home");
     assertFalse(t.accepts("a", r(2), 4242, r(1)), "stopped at a region that is not its home");
     assertFalse(t.accepts("a", r(1), 4242, null), "a shard with no home has nothing to end");
-    // Once we hand it off ourselves, only our hand-off ends it.
+    // Once we hand it off ourselves, only a report from the region we move it from ends it.
     int ours = t.start("a", r(1));
-    assertFalse(t.accepts("a", r(1), 4242, r(1)));
+    assertFalse(t.accepts("a", r(2), 4242, r(1)));
+    assertTrue(t.accepts("a", r(1), 4242, r(1)));
     assertTrue(t.accepts("a", r(1), ours, r(1)));
   }
 
@@ -131,5 +132,17 @@ class HandOffTrackerTest {
     assertEquals(Set.of(r(1)), t.shuttingDown());
     t.regionGone(r(1));
     assertTrue(t.shuttingDown().isEmpty());
+  }
+
+  @Test
+  void theOwnerFinishingAPreviousCoordinatorsHandOffEndsOursFromIt() {
+    HandOffTracker t = tracker();
+    int ours = t.start("a", r(1));
+    assertTrue(t.accepts("a", r(1), 4242, r(1)), "the shard stopped where ours moves it from");
+    assertFalse(t.accepts("a", r(2), 4242, r(1)), "not from another region");
+    assertFalse(t.accepts("a", r(1), 4242, r(2)), "not where the shard does not live");
+    t.giveUp("a");
+    t.start("a", r(1));
+    assertFalse(t.accepts("a", r(1), ours, r(1)), "not a hand-off we gave up");
   }
 }

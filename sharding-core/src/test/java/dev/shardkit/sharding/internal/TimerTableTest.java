@@ -32,6 +32,20 @@ class TimerTableTest {
   }
 
   @Test
+  void cancellingEveryTimerIgnoresTheirFiringsAndLaterStartsAreNewGenerations() {
+    TimerTable<Key> timers = new TimerTable<>();
+    long round = timers.start(Key.ROUND);
+    long retry = timers.start(Key.RETRY);
+    timers.cancelAll();
+    assertFalse(timers.isRunning(Key.ROUND));
+    assertFalse(timers.fired(Key.RETRY, retry));
+    long again = timers.start(Key.ROUND);
+    assertTrue(again > retry, "never taken for a timer started before");
+    assertFalse(timers.fired(Key.ROUND, round));
+    assertTrue(timers.fired(Key.ROUND, again));
+  }
+
+  @Test
   void aPeriodicTimerKeepsRunningWhileItTicks() {
     TimerTable<Key> timers = new TimerTable<>();
     long g = timers.start(Key.ROUND);

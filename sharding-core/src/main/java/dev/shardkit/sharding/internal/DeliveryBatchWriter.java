@@ -23,7 +23,7 @@ import org.apache.pekko.serialization.Serializer;
  *
  * <p>Not thread-safe: one writer per batch, used by the link that sends it.
  */
-final class DeliveryBatchWriter {
+final class DeliveryBatchWriter implements ItemEncoder.BatchWriter {
   private final ShardingSerializer serializer;
   private final boolean compact;
   private final BinaryWriter out;
@@ -56,7 +56,8 @@ final class DeliveryBatchWriter {
    *     serialized; naming the field, if the item lacks a required one; if {@code item} is neither
    *     a Deliver nor a HandOffMarker. Nothing is written then.
    */
-  EncodedItem write(Object item) {
+  @Override
+  public EncodedItem write(Object item) {
     ProtocolFields.problem(item).ifPresent(problem -> {
       throw new IllegalArgumentException("shardkit cannot send " + problem);
     });
@@ -93,7 +94,8 @@ final class DeliveryBatchWriter {
    * batch (it did not fit, and starts the next one). The next compact item shares nothing with
    * those before it: what it would share may have come from {@code last}.
    */
-  void undo(EncodedItem last) {
+  @Override
+  public void undo(EncodedItem last) {
     rewind(last.offset());
   }
 

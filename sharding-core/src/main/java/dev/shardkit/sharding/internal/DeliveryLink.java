@@ -5,30 +5,30 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
-import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.DeadLetterSuppression;
+import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.serialization.Serialization$;
+import org.slf4j.Logger;
 
 /**
- * A region's link to one other region: takes what waits in its {@link Outbox}, packs it into
- * numbered {@link DeliveryBatch}es of bounded size, sends at most a window of them ahead of the
- * receiver's acknowledgements, and sends again the ones not acknowledged in time. A child of the
- * sending region; it lives as long as the destination does.
+ * A region's link to one other region: a child of the sending region that lives as long as the
+ * destination does. Every decision is its {@link LinkMachine}'s (batching, the window,
+ * acknowledgements, resends, what a close hands back); the actor turns its messages into the
+ * machine's input and carries out the effects: it sends the batches, tells the {@link Outbox} what
+ * is in transit, reports what cannot travel, keeps the resend check's timer, and answers the region.
  *
- * <p>Each message is serialized here, before its batch is sent: the batch's size is then known
- * (remoting refuses frames above {@code maximum-frame-size}), and a message that cannot be
- * serialized is dropped on its own, reported with its entity, instead of taking its whole batch
- * (and every resend of it) down with it.
+ * <p>Each message is serialized here, off the region's thread and before its batch is sent: the
+ * batch's size is then known (remoting refuses frames above {@code maximum-frame-size}), and a
+ * message that cannot be serialized is dropped on its own, reported with its entity, instead of
+ * taking its whole batch (and every resend of it) down with it.
  *
  * <p>When its destination is gone, the region closes the link and gets back, in order, what was
  * sent but not acknowledged and what was never sent ({@link Closed}).
@@ -50,56 +50,45 @@ final class DeliveryLink {
       implements NoSerializationVerificationNeeded {}
 
   /**
-   * The link's own check for batches to send again, scheduled while some are unacknowledged.
-   * Cancelled when the link stops; one the scheduler had already sent as the link stopped is a
-   * dead letter that says nothing, and is not logged as one.
-   */
-  private enum ResendTick implements NoSerializationVerificationNeeded, DeadLetterSuppression { INSTANCE }
-
-  /**
    * Region → link: send what is unacknowledged again now, the destination's node is reachable
    * again (the timeout may have grown long while it was not). Local only.
    */
   enum ResendNow implements NoSerializationVerificationNeeded { INSTANCE }
 
-  /** Room left in a frame for the envelope around a batch: recipient, sender, manifest. */
-  private static final int FRAME_OVERHEAD = 4096;
+  /** Region → link: answer {@link Flushed} once everything handed over so far is acknowledged. Local only. */
+  record Flush(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
 
-  private final ActorContext<Object> context;
-  private final Outbox outbox;
-  private final ShardingSerializer serializer;
-  private final DropReporter drops;
-  private final int maxMessages;
-  private final int maxBytes;
-  private final int maxItemBytes;
-  private final long resendCheckNanos;
-  private final DeliveryWindow<DeliveryBatch> window;
-  private final LongSupplier clock;
-  private final org.apache.pekko.actor.ExtendedActorSystem system;
-  /** Taken out but too large for the batch it was taken for: it starts the next one. */
-  private Object carried;
+  /** Link → region: everything handed over before the {@link Flush} has been acknowledged. Local only. */
+  record Flushed(ActorRef<Object> destination) implements NoSerializationVerificationNeeded {}
+
   /**
-   * The destination said it reads compact items ({@link DeliveryAck#readsCompactItems}); until
-   * its first acknowledgement the link writes what every shardkit reads.
+   * The link's own check for batches to send again, scheduled while some are unacknowledged.
+   * Cancelled when the link stops; one on its way as the link stopped is a dead letter that says
+   * nothing, and is not logged as one.
    */
-  private boolean compact;
-  /** The size the last batch took, to size the next one's buffer. */
-  private int lastBatchBytes = 1024;
-  private Cancellable resendTimer;
+  private record ResendCheck(long generation) implements NoSerializationVerificationNeeded, DeadLetterSuppression {}
 
-  private DeliveryLink(ActorContext<Object> context, Outbox outbox, RemoteDeliverySettings settings,
-      ShardingSerializer serializer, DropReporter drops, int maximumFrameSize) {
-    this.context = context;
-    this.outbox = outbox;
-    this.serializer = serializer;
-    this.drops = drops;
-    this.maxMessages = settings.batchMaxMessages();
-    this.maxItemBytes = Math.max(1024, maximumFrameSize - FRAME_OVERHEAD);
-    this.maxBytes = Math.min(settings.batchMaxBytes(), maxItemBytes);
-    this.window = new DeliveryWindow<>(settings.maxUnacknowledgedBatches(), settings.resendAfter().toNanos());
-    this.resendCheckNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), settings.resendAfter().toNanos() / 4);
-    this.clock = System::nanoTime;
-    this.system = (org.apache.pekko.actor.ExtendedActorSystem) Adapter.toClassic(context.getSystem());
+  private enum ResendCheckKey { INSTANCE }
+
+  private final LinkMachine machine;
+  private final PekkoPorts ports;
+  private final ExtendedActorSystem system;
+  /** Hands the machine {@link #current}: made once, so that no closure is made per input. */
+  private final scala.Function0<Object> handleCurrent;
+  private LinkInput current;
+
+  private DeliveryLink(ActorContext<Object> context, TimerScheduler<Object> timers, Outbox outbox,
+      RemoteDeliverySettings settings, ShardingSerializer serializer, DropReporter drops, int maximumFrameSize) {
+    // Pekko names an actor's logger after the class that first asks for it: this one, not its ports.
+    context.getLog();
+    this.machine = new LinkMachine(LinkConfig.of(settings, maximumFrameSize), context.getSelf(),
+        outbox.destination(), outbox, (compact, sizeHint) -> new DeliveryBatchWriter(serializer, compact, sizeHint));
+    this.ports = new PekkoPorts(context, timers, outbox, drops);
+    this.system = (ExtendedActorSystem) Adapter.toClassic(context.getSystem());
+    this.handleCurrent = () -> {
+      LinkDriver.run(machine, current, System.nanoTime(), ports);
+      return null;
+    };
   }
 
   /**
@@ -107,174 +96,91 @@ final class DeliveryLink {
    */
   static Behavior<Object> create(Outbox outbox, RemoteDeliverySettings settings, ShardingSerializer serializer,
       DropReporter drops, int maximumFrameSize) {
-    return Behaviors.setup(ctx -> new DeliveryLink(ctx, outbox, settings, serializer, drops, maximumFrameSize)
-        .running());
+    return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
+        new DeliveryLink(ctx, timers, outbox, settings, serializer, drops, maximumFrameSize).running()));
   }
 
   private Behavior<Object> running() {
     return Behaviors.receive(Object.class)
-        .onMessageEquals(Outbox.Drain.INSTANCE, () -> {
-          drain();
-          return Behaviors.same();
-        })
-        .onMessage(DeliveryAck.class, ack -> {
-          compact = ack.readsCompactItems();
-          boolean released = window.acknowledged(ack.seq()) > 0;
-          if (ack.resend()) {
-            resendAll("the receiver asked for them");
-          }
-          if (released) {
-            drain();
-          }
-          return Behaviors.same();
-        })
-        .onMessageEquals(ResendNow.INSTANCE, () -> {
-          resendAll("the destination is reachable again");
-          return Behaviors.same();
-        })
-        .onMessageEquals(ResendTick.INSTANCE, () -> {
-          resendTimer = null;
-          long now = clock.getAsLong();
-          if (window.resendDue(now)) {
-            List<DeliveryBatch> again = window.resend(now);
-            context.getLog().debug("Delivery to {}: {} batch(es) not acknowledged within {} ms; sending them again",
-                outbox.destination().path(), again.size(), window.currentTimeoutNanos() / 1_000_000);
-            again.forEach(b -> outbox.destination().tell(b));
-          }
-          scheduleResendCheck();
-          return Behaviors.same();
-        })
-        .onMessage(Close.class, this::close)
-        // Stopped with its region (a region stops once its links have nothing unacknowledged, but
-        // the check scheduled while they had still comes): the check must not reach a stopped link.
-        .onSignal(PostStop.class, stop -> {
-          if (resendTimer != null) {
-            resendTimer.cancel();
-          }
-          return Behaviors.same();
-        })
+        .onMessageEquals(Outbox.Drain.INSTANCE, () -> run(LinkInput.Drain.INSTANCE))
+        .onMessage(DeliveryAck.class, ack -> run(new LinkInput.Ack(ack)))
+        .onMessageEquals(ResendNow.INSTANCE, () -> run(LinkInput.ResendNow.INSTANCE))
+        .onMessage(ResendCheck.class, check -> run(new LinkInput.ResendCheckFired(check.generation())))
+        .onMessage(Close.class, close -> run(new LinkInput.Close(close.replyTo())))
+        .onMessage(Flush.class, flush -> run(new LinkInput.Flush(flush.replyTo())))
         .build();
   }
 
-  private void resendAll(String why) {
-    List<DeliveryBatch> again = window.resendRequested(clock.getAsLong());
-    if (!again.isEmpty()) {
-      context.getLog().debug("Delivery to {}: sending {} unacknowledged batch(es) again: {}",
-          outbox.destination().path(), again.size(), why);
-      again.forEach(b -> outbox.destination().tell(b));
-    }
+  private Behavior<Object> run(LinkInput input) {
+    current = input;
+    // Serializers that write actor refs (Jackson's, for one) need to know the address they write
+    // for; remoting sets it around its own serialization, and the link must do the same.
+    Serialization$.MODULE$.withTransportInformation(system, handleCurrent);
+    current = null;
+    return ports.stopped ? Behaviors.stopped() : Behaviors.same();
   }
 
-  /** Sends batches while the window has room and messages wait. */
-  private void drain() {
-    while (!window.full()) {
-      // Serializers that write actor refs (Jackson's, for one) need to know the address they
-      // write for; remoting sets it around its own serialization, and the link must do the same.
-      List<EncodedItem> items = org.apache.pekko.serialization.Serialization$.MODULE$.withTransportInformation(
-          system, this::takeBatch);
-      if (items.isEmpty()) {
-        if (outbox.idleAgain()) {
-          continue;
-        }
-        break;
+  /** The effects, carried out with Pekko. */
+  private static final class PekkoPorts implements LinkPorts {
+    private final ActorContext<Object> context;
+    private final TimerScheduler<Object> timers;
+    private final Outbox outbox;
+    private final DropReporter drops;
+    private boolean stopped;
+
+    PekkoPorts(ActorContext<Object> context, TimerScheduler<Object> timers, Outbox outbox, DropReporter drops) {
+      this.context = context;
+      this.timers = timers;
+      this.outbox = outbox;
+      this.drops = drops;
+    }
+
+    @Override
+    public void sendBatch(DeliveryBatch batch) {
+      outbox.destination().tell(batch);
+    }
+
+    @Override
+    public void inTransit(int messages) {
+      outbox.inTransit(messages);
+    }
+
+    @Override
+    public void drop(Object item, String reason) {
+      drops.dropped(item instanceof Deliver d ? d.message() : item, reason, Adapter.toClassic(outbox.destination()));
+    }
+
+    @Override
+    public void startResendCheck(long generation, long delayNanos) {
+      timers.startSingleTimer(ResendCheckKey.INSTANCE, new ResendCheck(generation), Duration.ofNanos(delayNanos));
+    }
+
+    @Override
+    public void cancelResendCheck() {
+      timers.cancel(ResendCheckKey.INSTANCE);
+    }
+
+    @Override
+    public void closed(ActorRef<Object> replyTo, List<Object> unacknowledged, List<Object> unsent) {
+      replyTo.tell(new Closed(outbox.destination(), unacknowledged, unsent));
+    }
+
+    @Override
+    public void flushed(ActorRef<Object> replyTo) {
+      replyTo.tell(new Flushed(outbox.destination()));
+    }
+
+    @Override
+    public void report(LinkNotice notice) {
+      Logger log = context.getLog();
+      if (log.isEnabledForLevel(notice.level())) {
+        log.atLevel(notice.level()).log(notice.render());
       }
-      send(items);
     }
-    // A full window leaves the outbox marked busy: the next acknowledgement resumes draining.
-    reportInTransit();
-  }
 
-  private List<EncodedItem> takeBatch() {
-    DeliveryBatchWriter writer = new DeliveryBatchWriter(serializer, compact,
-        Math.min(maxBytes, lastBatchBytes + lastBatchBytes / 8));
-    List<EncodedItem> items = new ArrayList<>();
-    int bytes = 0;
-    while (items.size() < maxMessages && bytes < maxBytes) {
-      Object message = carried != null ? carried : outbox.poll();
-      carried = null;
-      if (message == null) {
-        break;
-      }
-      EncodedItem item = encode(writer, message);
-      if (item == null) {
-        continue;
-      }
-      if (!items.isEmpty() && bytes + item.size() > maxBytes) {
-        // Written again at the start of the next batch: a compact item read there cannot
-        // share fields with this batch's items.
-        writer.undo(item);
-        carried = message;
-        break;
-      }
-      items.add(item);
-      bytes += item.size();
+    @Override
+    public void stopped() {
+      stopped = true;
     }
-    if (bytes > 0) {
-      lastBatchBytes = bytes;
-    }
-    return items;
-  }
-
-  /** The message as a batch item, or null (reported as dropped) if it cannot travel. */
-  private EncodedItem encode(DeliveryBatchWriter writer, Object message) {
-    EncodedItem item;
-    try {
-      item = writer.write(message);
-    } catch (RuntimeException e) {
-      drop(message, e.getMessage());
-      return null;
-    }
-    if (item.size() > maxItemBytes) {
-      writer.undo(item);
-      drop(message, "a message of " + item.length() + " serialized bytes"
-          + (message instanceof Deliver d ? " for entity [" + d.entityId() + "]" : "")
-          + " does not fit in one remoting frame (pekko.remote.artery.advanced.maximum-frame-size allows "
-          + maxItemBytes + " bytes for it)");
-      return null;
-    }
-    return item;
-  }
-
-  private void drop(Object message, String reason) {
-    Object dropped = message instanceof Deliver d ? d.message() : message;
-    drops.dropped(dropped, reason, Adapter.toClassic(outbox.destination()));
-  }
-
-  private void send(List<EncodedItem> items) {
-    long now = clock.getAsLong();
-    DeliveryBatch batch = new DeliveryBatch(context.getSelf(), window.nextSeq(), List.copyOf(items));
-    List<Object> originals = new ArrayList<>(items.size());
-    items.forEach(i -> originals.add(i.original()));
-    outbox.destination().tell(batch);
-    window.sent(batch, originals, now);
-    scheduleResendCheck();
-  }
-
-  private void scheduleResendCheck() {
-    if (resendTimer == null && !window.isEmpty()) {
-      resendTimer = context.scheduleOnce(Duration.ofNanos(resendCheckNanos), context.getSelf(), ResendTick.INSTANCE);
-    }
-  }
-
-  private void reportInTransit() {
-    outbox.inTransit(window.messages() + (carried == null ? 0 : 1));
-  }
-
-  private Behavior<Object> close(Close close) {
-    outbox.close();
-    List<Object> unsent = new ArrayList<>();
-    if (carried != null) {
-      unsent.add(carried);
-      carried = null;
-    }
-    for (Object message = outbox.poll(); message != null; message = outbox.poll()) {
-      unsent.add(message);
-    }
-    close.replyTo().tell(new Closed(outbox.destination(), window.unacknowledgedItems(), unsent));
-    outbox.inTransit(0);
-    if (resendTimer != null) {
-      resendTimer.cancel();
-    }
-    return Behaviors.stopped();
   }
 }

@@ -1,8 +1,8 @@
 package dev.shardkit.sharding.internal;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * The decisions behind a node's {@link DeliveryGate}, as pure functions of cluster views: when a
@@ -43,10 +43,13 @@ final class MembershipCheck {
    */
   public record View(Member self, Map<String, Member> others, Set<String> unreachable) {}
 
-  /** The members whose confirmation counts: the others in service, as this node sees them. */
-  public static Set<String> voters(View view) {
-    return view.others().values().stream().filter(m -> m.status().inService()).map(Member::address)
-        .collect(Collectors.toUnmodifiableSet());
+  /**
+   * The members whose confirmation counts: the others in service, as this node sees them, by
+   * address in sorted order (so that they are asked in the same order on every run).
+   */
+  public static List<String> voters(View view) {
+    return view.others().values().stream().filter(m -> m.status().inService()).map(Member::address).sorted()
+        .toList();
   }
 
   /** True once this node is no longer a member: downed, or removed. */
@@ -69,7 +72,7 @@ final class MembershipCheck {
     if (out(view) || view.self().status() == Status.EXITING) {
       return false;
     }
-    Set<String> voters = voters(view);
+    List<String> voters = voters(view);
     long fresh = voters.stream().filter(current::contains).count();
     return 2 * fresh > voters.size() || any.containsAll(voters);
   }

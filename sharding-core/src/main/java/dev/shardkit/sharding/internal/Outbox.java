@@ -20,7 +20,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * <p>The link is woken by one message when the outbox goes from idle to busy, not once per
  * message: while it is draining, callers only enqueue.
  */
-final class Outbox {
+final class Outbox implements OutboxSource {
   /** Link → itself: there is something to take out. Local only. */
   enum Drain implements NoSerializationVerificationNeeded { INSTANCE }
 
@@ -31,6 +31,7 @@ final class Outbox {
   private final AtomicInteger inTransit = new AtomicInteger();
   private final int limit;
   private final ActorRef<Object> destination;
+  private volatile Runnable waker;
   private volatile ActorRef<Object> link;
   private volatile boolean closed;
 
@@ -43,12 +44,26 @@ final class Outbox {
     this.limit = limit;
   }
 
-  /** Connects the link that drains this outbox; called once, before the outbox is shared. */
+  /** Connects the link actor that drains this outbox: it is sent {@link Drain} to wake it. Called once. */
   void attach(ActorRef<Object> drainingLink) {
-    if (this.link != null) {
+    attach(() -> drainingLink.tell(Drain.INSTANCE));
+    this.link = drainingLink;
+  }
+
+  /**
+   * Connects whatever drains this outbox: {@code wake} runs, on the thread that hands a message
+   * over, when the outbox goes from idle to busy. Called once; if messages were handed over before,
+   * it runs at once.
+   */
+  void attach(Runnable wake) {
+    if (this.waker != null) {
       throw new IllegalStateException("outbox for " + destination + " already has a link");
     }
-    this.link = drainingLink;
+    this.waker = wake;
+    // A hand-over before the attachment marked the outbox busy but found no one to wake.
+    if (scheduled.get() || !queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+      wake.run();
+    }
   }
 
   int limit() {
@@ -86,14 +101,18 @@ final class Outbox {
     queue.offer(message);
     waiting.incrementAndGet();
     if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
-      link.tell(Drain.INSTANCE);
+      Runnable wake = waker;
+      if (wake != null) {
+        wake.run();
+      }
     }
   }
 
   // ---- the link's side
 
   /** The next waiting message, or null. Link only. */
-  Object poll() {
+  @Override
+  public Object poll() {
     Object message = queue.poll();
     if (message != null) {
       waiting.decrementAndGet();
@@ -105,7 +124,8 @@ final class Outbox {
    * The link has taken out everything it will for now. Returns true if it must go on: a message
    * came in after its last look, and no wake-up was sent for it. Link only.
    */
-  boolean idleAgain() {
+  @Override
+  public boolean idleAgain() {
     scheduled.set(false);
     return !queue.isEmpty() && scheduled.compareAndSet(false, true);
   }
@@ -115,8 +135,15 @@ final class Outbox {
     inTransit.set(messages);
   }
 
+  /** Link only: how many messages wait to be taken out. */
+  @Override
+  public int waiting() {
+    return Math.max(0, waiting.get());
+  }
+
   /** Refuses callers from now on; what is still waiting stays for the link to collect. */
-  void close() {
+  @Override
+  public void close() {
     closed = true;
   }
 

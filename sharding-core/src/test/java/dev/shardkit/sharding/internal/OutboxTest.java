@@ -60,6 +60,25 @@ class OutboxTest {
   }
 
   @Test
+  void wakesWhateverDrainsItAndWhatCameBeforeItWasAttachedIsNotLeftBehind() {
+    Outbox outbox = new Outbox(testKit.createTestProbe().ref(), 10);
+    outbox.offerAlways("early");
+    int[] wakes = {0};
+    outbox.attach(() -> wakes[0]++);
+    assertEquals(1, wakes[0], "woken on attachment for what waits");
+    outbox.offer("later");
+    assertEquals(1, wakes[0], "still busy: no second wake-up");
+    assertEquals(List.of("early", "later"), drain(outbox));
+    assertFalse(outbox.idleAgain());
+    outbox.offer("next");
+    assertEquals(2, wakes[0]);
+
+    Outbox quiet = new Outbox(testKit.createTestProbe().ref(), 10);
+    quiet.attach(() -> wakes[0]++);
+    assertEquals(2, wakes[0], "nothing waits: nothing to wake for");
+  }
+
+  @Test
   void refusesCallersAtItsLimitButNeverTheRegionsOwnMessages() {
     Outbox outbox = new Outbox(testKit.createTestProbe().ref(), 2);
     outbox.attach(testKit.createTestProbe().ref());

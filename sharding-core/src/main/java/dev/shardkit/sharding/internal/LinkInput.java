@@ -1,0 +1,30 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryAck;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/** What the {@link LinkMachine} is told: the link's messages, as values. */
+sealed interface LinkInput {
+
+  /** Something waits in the outbox. */
+  record Drain() implements LinkInput {
+    static final Drain INSTANCE = new Drain();
+  }
+
+  /** The receiver acknowledged every batch up to {@code ack.seq()}, and may ask for the later ones again. */
+  record Ack(DeliveryAck ack) implements LinkInput {}
+
+  /** The destination's node is reachable again: send what is unacknowledged now. */
+  record ResendNow() implements LinkInput {
+    static final ResendNow INSTANCE = new ResendNow();
+  }
+
+  /** The resend check started as {@code generation} is due. */
+  record ResendCheckFired(long generation) implements LinkInput {}
+
+  /** The destination is gone: stop, and hand back to {@code replyTo} what did not reach it. */
+  record Close(ActorRef<Object> replyTo) implements LinkInput {}
+
+  /** Tell {@code replyTo} once everything handed over so far has been acknowledged. */
+  record Flush(ActorRef<Object> replyTo) implements LinkInput {}
+}

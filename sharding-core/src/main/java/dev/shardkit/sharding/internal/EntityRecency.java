@@ -5,26 +5,20 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.LongSupplier;
 
 /**
  * When each of a shard's active entities last got a message, in least-recently-used order: what
  * automatic passivation needs to pick the entities that have been idle too long, and the least
- * recently used ones when there are too many. Owned by the shard actor; not thread-safe. The clock
- * ({@link System#nanoTime()} in the shard) is passed in so that tests control it.
+ * recently used ones when there are too many. Owned by one shard; not thread-safe. It
+ * reads no clock: each call that needs the time is given it.
  */
 final class EntityRecency implements Recency {
-  private final LongSupplier clock;
   // Access order: iteration runs from the least to the most recently used.
   private final LinkedHashMap<String, Long> lastUsed = new LinkedHashMap<>(16, 0.75f, true);
 
-  public EntityRecency(LongSupplier clock) {
-    this.clock = clock;
-  }
-
   @Override
-  public void touch(String entityId) {
-    lastUsed.put(entityId, clock.getAsLong());
+  public void touch(String entityId, long now) {
+    lastUsed.put(entityId, now);
   }
 
   @Override
@@ -33,8 +27,7 @@ final class EntityRecency implements Recency {
   }
 
   @Override
-  public List<String> idle(long idleNanos) {
-    long now = clock.getAsLong();
+  public List<String> idle(long idleNanos, long now) {
     List<String> idle = new ArrayList<>();
     for (Map.Entry<String, Long> e : lastUsed.entrySet()) {
       if (now - e.getValue() < idleNanos) {

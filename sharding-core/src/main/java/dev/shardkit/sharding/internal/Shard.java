@@ -64,6 +64,8 @@ final class Shard {
   private final EntityIncarnations incarnations;
   private final RememberEntitiesLink store;
   private final Recency recency;
+  /** Whether automatic passivation is on: only then does a delivery read the clock. */
+  private final boolean automatic;
   private final long idleNanos;
   private final ShardCarryOver carried;
 
@@ -97,8 +99,8 @@ final class Shard {
     this.entities = new EntityTable(settings.bufferSize(), spec.rememberEntities().isPresent(),
         new RestartBackoff(settings.entityRestartBackoff(), settings.entityRestartBackoffMax()));
     entities.limit(entityLimit);
-    boolean automatic = settings.passivationIdleTimeout().isPresent() || settings.passivationActiveEntityLimit().isPresent();
-    this.recency = automatic ? new EntityRecency(System::nanoTime) : Recency.OFF;
+    this.automatic = settings.passivationIdleTimeout().isPresent() || settings.passivationActiveEntityLimit().isPresent();
+    this.recency = automatic ? new EntityRecency() : Recency.OFF;
     this.idleNanos = settings.passivationIdleTimeout().map(Duration::toNanos).orElse(0L);
     scheduleIdleCheck();
   }
@@ -239,7 +241,7 @@ final class Shard {
     }
     org.apache.pekko.actor.ActorRef entity = entities.active(entityId);
     if (entity != null) {
-      recency.touch(entityId);
+      recency.touch(entityId, automatic ? System.nanoTime() : 0L);
       entity.tell(d.message(), org.apache.pekko.actor.ActorRef.noSender());
       return Behaviors.same();
     }
@@ -315,7 +317,7 @@ final class Shard {
     } else if (entities.started(entityId, ref)) {
       sendStop(entityId, ref);
     } else {
-      recency.touch(entityId);
+      recency.touch(entityId, System.nanoTime());
     }
   }
 
@@ -362,7 +364,7 @@ final class Shard {
   }
 
   private Behavior<Object> idleCheck() {
-    for (String entityId : recency.idle(idleNanos)) {
+    for (String entityId : recency.idle(idleNanos, System.nanoTime())) {
       idlePassivations++;
       passivate(entityId);
     }

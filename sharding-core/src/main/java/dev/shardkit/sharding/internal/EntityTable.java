@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import org.apache.pekko.actor.ActorRef;
+import java.util.function.Function;
 
 /**
  * A shard's entities, where each is in its life, and the messages held for those that are not
@@ -37,11 +37,13 @@ import org.apache.pekko.actor.ActorRef;
  * the messages held for it, and remembered entities that stop are left to the next home.
  *
  * <p>Methods that return ids "to admit" leave those entities waiting; the shard then admits each
- * ({@link #admit}). Entities are kept by their classic refs: the typed ref that {@code spawn}
- * returns is a wrapper object of its own, and a shard of a million entities would hold a million
- * of them.
+ * ({@link #admit}).
+ *
+ * @param <E> what a live incarnation is to the shard: its classic actor ref in the shard actor (the
+ *     typed ref that {@code spawn} returns is a wrapper object of its own, and a shard of a million
+ *     entities would hold a million of them), a simulated entity in shardkit's simulation
  */
-final class EntityTable {
+final class EntityTable<E> {
   /** Where an entity the shard knows is in its life. */
   public enum Status { WAITING, ACTIVE, PASSIVATING, HANDED_OFF }
 
@@ -115,17 +117,18 @@ final class EntityTable {
    * @param start waiting entities with messages held for them, which may start now: start each,
    *     and {@link #started} will have it stopped right after them
    */
-  public record HandOffPlan(Map<String, ActorRef> stop, List<String> start) {}
+  public record HandOffPlan<E>(Map<String, E> stop, List<String> start) {}
 
   /** Why a live entity is being stopped. */
   private enum Stopping { REQUESTED, HAND_OFF }
 
   private final boolean remembering;
   private final RestartBackoff restarts;
+  private final Function<E, String> idByName;
   // Active and passivating entities share one map (one entry per entity, the only per-entity cost
   // on the hot path); the few passivating, waiting and handed-off ones are also kept apart, in
   // collections that are empty on the hot path.
-  private final Map<String, ActorRef> live = new HashMap<>();
+  private final Map<String, E> live = new HashMap<>();
   private final Map<String, Stopping> passivating = new HashMap<>();
   private final Map<String, Wait> waiting = new HashMap<>();
   /** The waiting ids by why they wait, each in the order it began to wait. */
@@ -141,11 +144,14 @@ final class EntityTable {
    * @param bufferLimit the most messages held over all entities that are not active
    * @param remembering whether the entity type remembers its entities
    * @param restarts the back-off of entities that stop without passivating
+   * @param idByName the id an incarnation's name says it was started for, or null: a hint, checked
+   *     against the table, that spares a reverse map per entity ({@link #idOf})
    */
-  public EntityTable(int bufferLimit, boolean remembering, RestartBackoff restarts) {
+  public EntityTable(int bufferLimit, boolean remembering, RestartBackoff restarts, Function<E, String> idByName) {
     this.held = new MessageBuffers<>(bufferLimit);
     this.remembering = remembering;
     this.restarts = restarts;
+    this.idByName = idByName;
     for (Wait why : Wait.values()) {
       queues.put(why, new LinkedHashSet<>());
     }
@@ -154,8 +160,8 @@ final class EntityTable {
   // ---- what the table knows
 
   /** The live, active entity with this id, or null. */
-  public ActorRef active(String entityId) {
-    ActorRef ref = live.get(entityId);
+  public E active(String entityId) {
+    E ref = live.get(entityId);
     return ref == null || (!passivating.isEmpty() && passivating.containsKey(entityId)) ? null : ref;
   }
 
@@ -181,21 +187,17 @@ final class EntityTable {
   }
 
   /**
-   * The id of a live entity, or null if {@code ref} is not one. Entities are named after their ids
-   * ({@link #actorName}), so no reverse map is kept per entity; a ref named otherwise is looked for
-   * among all entities.
+   * The id of a live entity, or null if {@code entity} is not one. Entities are named after their
+   * ids ({@link #actorName}), so no reverse map is kept per entity; one whose name says nothing is
+   * looked for among all entities.
    */
-  public String idOf(ActorRef ref) {
-    try {
-      String byName = URLDecoder.decode(ref.path().name(), StandardCharsets.UTF_8);
-      if (ref.equals(live.get(byName))) {
-        return byName;
-      }
-    } catch (IllegalArgumentException notEncoded) {
-      // Not a name this table gave; look among all entities.
+  public String idOf(E entity) {
+    String byName = idByName.apply(entity);
+    if (byName != null && entity.equals(live.get(byName))) {
+      return byName;
     }
-    for (Map.Entry<String, ActorRef> e : live.entrySet()) {
-      if (e.getValue().equals(ref)) {
+    for (Map.Entry<String, E> e : live.entrySet()) {
+      if (entity.equals(e.getValue())) {
         return e.getKey();
       }
     }
@@ -205,6 +207,15 @@ final class EntityTable {
   /** The actor name of an entity: its id, URL-encoded (the same string when nothing needs encoding). */
   public static String actorName(String entityId) {
     return URLEncoder.encode(entityId, StandardCharsets.UTF_8);
+  }
+
+  /** The id an actor named by {@link #actorName} was named for; null for a name it never gives. */
+  public static String idFromName(String actorName) {
+    try {
+      return URLDecoder.decode(actorName, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException notEncoded) {
+      return null;
+    }
   }
 
   /** The ids of every live entity, active or passivating. */
@@ -402,7 +413,7 @@ final class EntityTable {
    * @return true if the shard is handing off: the entity is passivating already, and must be told
    *     to stop right after the messages it is given
    */
-  public boolean started(String entityId, ActorRef ref) {
+  public boolean started(String entityId, E ref) {
     requireStartable(entityId, "start");
     clearWaiting(entityId);
     live.put(entityId, ref);
@@ -550,7 +561,7 @@ final class EntityTable {
    *
    * @throws IllegalStateException if the shard is handing off already
    */
-  public HandOffPlan handOff() {
+  public HandOffPlan<E> handOff() {
     if (handingOff) {
       throw new IllegalStateException("The shard is handing off already: it cannot begin another hand-off");
     }
@@ -566,13 +577,13 @@ final class EntityTable {
       }
     }
     start.addAll(queues.get(Wait.SLOT));
-    Map<String, ActorRef> stop = new LinkedHashMap<>();
+    Map<String, E> stop = new LinkedHashMap<>();
     live.forEach((entityId, ref) -> {
       if (passivating.putIfAbsent(entityId, Stopping.HAND_OFF) == null) {
         stop.put(entityId, ref);
       }
     });
-    return new HandOffPlan(stop, start);
+    return new HandOffPlan<>(stop, start);
   }
 
   /**

@@ -59,7 +59,7 @@ final class Shard {
   private final String shardId;
   private final ShardingSettings settings;
   private final ActorRef<Object> region;
-  private final EntityTable entities;
+  private final EntityTable<org.apache.pekko.actor.ActorRef> entities;
   private final DropReporter drops;
   private final EntityIncarnations incarnations;
   private final RememberEntitiesLink store;
@@ -96,8 +96,9 @@ final class Shard {
     this.store = new RememberEntitiesLink(ctx, spec.rememberEntities()
         .map(p -> p.create(ctx.getSystem(), typeKey.name(), shardId, settings))
         .orElse(NoRememberEntitiesStore.INSTANCE), "Entity type [" + typeKey.name() + "]: shard [" + shardId + "]");
-    this.entities = new EntityTable(settings.bufferSize(), spec.rememberEntities().isPresent(),
-        new RestartBackoff(settings.entityRestartBackoff(), settings.entityRestartBackoffMax()));
+    this.entities = new EntityTable<>(settings.bufferSize(), spec.rememberEntities().isPresent(),
+        new RestartBackoff(settings.entityRestartBackoff(), settings.entityRestartBackoffMax()),
+        ref -> EntityTable.idFromName(ref.path().name()));
     entities.limit(entityLimit);
     this.automatic = settings.passivationIdleTimeout().isPresent() || settings.passivationActiveEntityLimit().isPresent();
     this.recency = automatic ? new EntityRecency() : Recency.OFF;
@@ -493,7 +494,7 @@ final class Shard {
     recoveryTimer = null;
     cancel(backoffTimer);
     backoffTimer = null;
-    HandOffPlan plan = entities.handOff();
+    HandOffPlan<org.apache.pekko.actor.ActorRef> plan = entities.handOff();
     plan.stop().forEach(this::sendStop);
     plan.start().forEach(entityId -> startEntity(entityId, entities.takeHeld(entityId)));
     return done(storeRead) ? Behaviors.stopped() : handingOff(storeRead);

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.pekko.actor.ActorRef;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,7 @@ class EntityTableAfterStopTest {
 
   @Test
   void withoutRememberingAPassivatedOrStoppedEntityIsForgotten() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     t.started("a", e1);
     t.passivate("a");
     assertEquals(AfterStop.of(Next.NONE), t.terminated("a", false, 0));
@@ -53,7 +54,7 @@ class EntityTableAfterStopTest {
 
   @Test
   void withoutRememberingOnlyASecondFailureInARowBacksOff() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     t.started("a", e1);
     // The first failure costs nothing: the next message starts it again.
     assertEquals(new AfterStop(Next.NONE, 1, Duration.ZERO), t.terminated("a", true, 0));
@@ -71,7 +72,7 @@ class EntityTableAfterStopTest {
 
   @Test
   void messagesHeldDuringABackOffStartTheEntityWhenItEnds() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     t.started("a", e1);
     t.terminated("a", true, 0);
     t.started("a", e1);
@@ -84,7 +85,7 @@ class EntityTableAfterStopTest {
 
   @Test
   void aRememberedEntityThatStopsBacksOffAndStartsAgain() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.started("a", e1);
     assertEquals(new AfterStop(Next.BACK_OFF, 1, Duration.ofMillis(100)), t.terminated("a", false, 0));
     assertEquals(List.of("a"), t.backoffsEnded(100 * MS));
@@ -94,7 +95,7 @@ class EntityTableAfterStopTest {
 
   @Test
   void aRememberedEntityThatPassivatedIsForgotten() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.started("a", e1);
     t.passivate("a");
     assertEquals(AfterStop.of(Next.FORGET), t.terminated("a", false, 0));
@@ -103,7 +104,7 @@ class EntityTableAfterStopTest {
 
   @Test
   void messagesHeldWhileItStoppedStartTheNextIncarnation() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.started("a", e1);
     t.passivate("a");
     t.hold("a", "m");
@@ -114,17 +115,17 @@ class EntityTableAfterStopTest {
 
   @Test
   void aRememberedTypeRetriesAFailedCreationAfterItsBackOff() {
-    EntityTable remembering = table(10, true);
+    EntityTable<ActorRef> remembering = table(10, true);
     remembering.awaitGate("a");
     assertEquals(new AfterStop(Next.BACK_OFF, 1, Duration.ofMillis(100)), remembering.creationFailed("a", 0));
-    EntityTable other = table(10, false);
+    EntityTable<ActorRef> other = table(10, false);
     assertEquals(AfterStop.of(Next.NONE), other.creationFailed("a", 0));
     assertNull(other.status("a"));
   }
 
   @Test
   void aHandOffStopsTheActiveAndStartsThoseWithHeldMessages() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.limit(1);
     t.started("active", e1);
     t.hold("slot", "s");
@@ -138,7 +139,7 @@ class EntityTableAfterStopTest {
     t.terminated("quiet", false, 0);
     t.loaded(Set.of("recovering"));
 
-    HandOffPlan plan = t.handOff();
+    HandOffPlan<ActorRef> plan = t.handOff();
     assertEquals(Map.of("active", e1), plan.stop());
     assertEquals(List.of("backoff", "slot"), plan.start());
     assertEquals(Status.PASSIVATING, t.status("active"));
@@ -153,7 +154,7 @@ class EntityTableAfterStopTest {
 
   @Test
   void aRememberedEntityStoppedByTheHandOffIsLeftToTheNextHome() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.started("a", e1);
     t.handOff();
     assertEquals(AfterStop.of(Next.KEEP_FOR_NEXT_HOME), t.terminated("a", false, 0));
@@ -167,7 +168,7 @@ class EntityTableAfterStopTest {
 
   @Test
   void anEntityStillStoppingWhenTheHandOffIsCancelledStartsAgain() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.started("a", e1);
     t.handOff();
     assertEquals(List.of(), t.cancelHandOff());
@@ -177,7 +178,7 @@ class EntityTableAfterStopTest {
 
   @Test
   void anEntityThatAsksToPassivateDuringTheHandOffIsForgotten() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.started("a", e1);
     t.handOff();
     // Stopping already: no second stop is sent, but it must not start at the next home.
@@ -187,7 +188,7 @@ class EntityTableAfterStopTest {
 
   @Test
   void aHandedOffEntityThatGetsAMessageIsWrittenAgain() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.started("a", e1);
     t.handOff();
     t.terminated("a", false, 0);

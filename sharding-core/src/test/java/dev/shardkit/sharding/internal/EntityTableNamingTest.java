@@ -34,7 +34,7 @@ class EntityTableNamingTest {
 
   @Test
   void idsThatNeedEncodingAreFoundByName() {
-    EntityTable t = EntityTableTest.table(10, false);
+    EntityTable<ActorRef> t = EntityTableTest.table(10, false);
     for (String id : new String[] {"plain-1", "with space", "slash/and?query", "100%", "ümlaut+plus"}) {
       ActorRef ref = spawnNamedFor(id);
       t.started(id, ref);
@@ -43,8 +43,14 @@ class EntityTableNamingTest {
   }
 
   @Test
+  void aNameTheTableNeverGivesNamesNoId() {
+    assertNull(EntityTable.idFromName("100%"), "not URL-encoded");
+    assertEquals("with space", EntityTable.idFromName(EntityTable.actorName("with space")));
+  }
+
+  @Test
   void anEarlierIncarnationIsNotTheEntity() {
-    EntityTable t = EntityTableTest.table(10, false);
+    EntityTable<ActorRef> t = EntityTableTest.table(10, false);
     ActorRef first = spawnNamedFor("again");
     t.started("again", first);
     t.terminated("again", false, 0);

@@ -44,8 +44,9 @@ class EntityTableTest {
   }
 
   /** A table whose entities back off 100 ms at first, at most 1 s. */
-  static EntityTable table(int bufferLimit, boolean remembering) {
-    return new EntityTable(bufferLimit, remembering, new RestartBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)));
+  static EntityTable<ActorRef> table(int bufferLimit, boolean remembering) {
+    return new EntityTable<>(bufferLimit, remembering, new RestartBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)),
+        ref -> EntityTable.idFromName(ref.path().name()));
   }
 
   /** Asserts a refusal that names the entity, its state and the step, and returns its message. */
@@ -59,7 +60,7 @@ class EntityTableTest {
 
   @Test
   void emptyTable() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     assertNull(t.active("a"));
     assertNull(t.status("a"));
     assertNull(t.idOf(e1));
@@ -72,7 +73,7 @@ class EntityTableTest {
 
   @Test
   void startedEntityIsActive() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     assertFalse(t.started("a", e1));
     assertFalse(t.started("b", e2));
     assertSame(e1, t.active("a"));
@@ -85,7 +86,7 @@ class EntityTableTest {
 
   @Test
   void passivatedEntityHoldsItsMessagesForItsNextIncarnation() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     t.started("a", e1);
     assertTrue(t.passivate("a"));
     assertEquals(Status.PASSIVATING, t.status("a"));
@@ -110,7 +111,7 @@ class EntityTableTest {
 
   @Test
   void passivatingTwiceAsksForOneStop() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     t.started("a", e1);
     assertTrue(t.passivate("a"));
     assertFalse(t.passivate("a"));
@@ -119,7 +120,7 @@ class EntityTableTest {
 
   @Test
   void aSecondIncarnationIsRefused() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     t.started("a", e1);
     refused(() -> t.started("a", e1Again), "a", "ACTIVE", "start");
     // Nor while the first is stopping: that would break single incarnation.
@@ -134,7 +135,7 @@ class EntityTableTest {
 
   @Test
   void anActiveEntityCannotWait() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.started("a", e1);
     refused(() -> t.awaitGate("a"), "a", "ACTIVE", "wait for the delivery gate");
     refused(() -> t.awaitLoad("a"), "a", "ACTIVE", "wait for the store to be read");
@@ -148,7 +149,7 @@ class EntityTableTest {
 
   @Test
   void onlyALiveEntityPassivatesOrStops() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     refused(() -> t.passivate("x"), "x", "unknown", "passivate");
     refused(() -> t.terminated("x", false, 0), "x", "unknown", "have stopped");
     t.awaitGate("w");
@@ -159,7 +160,7 @@ class EntityTableTest {
 
   @Test
   void waitingForLoadIsOnlyForAnUnknownEntity() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.awaitLoad("a");
     assertEquals(Wait.LOADING, t.waitingFor("a"));
     refused(() -> t.awaitLoad("a"), "a", "WAITING (LOADING)", "wait for the store to be read");
@@ -167,7 +168,7 @@ class EntityTableTest {
 
   @Test
   void anEntityWaitingForRoomIsNotAdmittedTwice() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     t.limit(1);
     assertFalse(t.startsAtOnce());
     assertTrue(t.admit("a"));
@@ -187,7 +188,7 @@ class EntityTableTest {
 
   @Test
   void aShrinkingLimitIsReported() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     assertTrue(t.limit(2));
     t.started("a", e1);
     t.started("b", e2);
@@ -199,7 +200,7 @@ class EntityTableTest {
 
   @Test
   void aNewEntityOfARememberingTypeIsWrittenFirst() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     assertFalse(t.startsAtOnce());
     assertTrue(t.hold("a", "m"));
     assertEquals(Arrival.REMEMBER_FIRST, t.arrived("a"));
@@ -215,7 +216,7 @@ class EntityTableTest {
 
   @Test
   void theStoreReadAdmitsRememberedEntitiesAndQueuesTheRest() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.awaitLoad("known");
     t.awaitLoad("new");
     EntityTable.Loaded loaded = t.loaded(Set.of("known", "r1"));
@@ -235,7 +236,7 @@ class EntityTableTest {
 
   @Test
   void theHoldLimitIsOverAllEntities() {
-    EntityTable t = table(3, false);
+    EntityTable<ActorRef> t = table(3, false);
     t.started("a", e1);
     t.started("b", e2);
     t.passivate("a");
@@ -253,7 +254,7 @@ class EntityTableTest {
 
   @Test
   void entityIdsIsASnapshot() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     t.started("a", e1);
     Set<String> ids = t.entityIds();
     t.started("b", e2);

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,7 +57,7 @@ class ShardCarryOverTest {
 
   @Test
   void whatTheTableHeldIsTakenOutOfItInOrderAndHandedOverOnce() {
-    EntityTable table = new EntityTable(100, false, new RestartBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)));
+    EntityTable<ActorRef> table = EntityTableTest.table(100, false);
     // "a" passivates and "b" waits for room: both have messages held.
     table.started("a", entity);
     table.passivate("a");
@@ -86,7 +85,7 @@ class ShardCarryOverTest {
 
   @Test
   void aShardThatFailsWhileHandingOffGoesOnHandingOff() {
-    EntityTable table = new EntityTable(100, false, new RestartBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)));
+    EntityTable<ActorRef> table = EntityTableTest.table(100, false);
     table.started("a", entity);
     table.handOff();
     assertTrue(table.handingOff());

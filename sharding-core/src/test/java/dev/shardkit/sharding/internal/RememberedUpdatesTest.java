@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.internal.RememberedUpdates.Batch;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -75,12 +76,26 @@ class RememberedUpdatesTest {
   }
 
   @Test
+  void aBatchIteratesInTheOrderItsIdsChanged() {
+    RememberedUpdates u = new RememberedUpdates();
+    List<String> ids = List.of("m", "c", "x", "a", "q", "b", "z", "k");
+    ids.forEach(u::started);
+    u.stopped("y");
+    u.stopped("d");
+    Batch b = u.nextBatch();
+    assertEquals(ids, List.copyOf(b.started()));
+    assertEquals(List.of("y", "d"), List.copyOf(b.stopped()));
+  }
+
+  @Test
   void batchesAreImmutableCopies() {
     Set<String> started = new java.util.HashSet<>(Set.of("a"));
     Batch b = new Batch(started, Set.of());
     started.add("b");
     assertEquals(Set.of("a"), b.started());
     assertEquals(1, b.size());
+    assertThrows(UnsupportedOperationException.class, () -> b.started().add("c"));
+    assertThrows(UnsupportedOperationException.class, () -> b.stopped().add("c"));
   }
 
   @Test

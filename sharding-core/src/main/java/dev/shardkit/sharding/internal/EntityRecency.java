@@ -13,12 +13,26 @@ import java.util.Map;
  * reads no clock: each call that needs the time is given it.
  */
 final class EntityRecency implements Recency {
+  /** When an entity last got a message; updated in place, so that a delivery allocates nothing. */
+  private static final class LastUsed {
+    long at;
+
+    LastUsed(long at) {
+      this.at = at;
+    }
+  }
+
   // Access order: iteration runs from the least to the most recently used.
-  private final LinkedHashMap<String, Long> lastUsed = new LinkedHashMap<>(16, 0.75f, true);
+  private final LinkedHashMap<String, LastUsed> lastUsed = new LinkedHashMap<>(16, 0.75f, true);
 
   @Override
   public void touch(String entityId, long now) {
-    lastUsed.put(entityId, now);
+    LastUsed last = lastUsed.get(entityId); // moves it to the most recently used end
+    if (last == null) {
+      lastUsed.put(entityId, new LastUsed(now));
+    } else {
+      last.at = now;
+    }
   }
 
   @Override
@@ -29,8 +43,8 @@ final class EntityRecency implements Recency {
   @Override
   public List<String> idle(long idleNanos, long now) {
     List<String> idle = new ArrayList<>();
-    for (Map.Entry<String, Long> e : lastUsed.entrySet()) {
-      if (now - e.getValue() < idleNanos) {
+    for (Map.Entry<String, LastUsed> e : lastUsed.entrySet()) {
+      if (now - e.getValue().at < idleNanos) {
         break; // Everything after is more recent.
       }
       idle.add(e.getKey());

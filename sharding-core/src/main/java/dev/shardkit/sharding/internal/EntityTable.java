@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -16,17 +17,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
  * A shard's entities, where each is in its life, and the messages held for those that are not
- * active: every decision about an entity's lifecycle, so that the shard actor only carries them
- * out. Owned by the shard actor; not thread-safe. Times are {@link System#nanoTime()} values passed
- * in, so tests control the clock.
+ * active: every decision about an entity's lifecycle, for the shard's machine
+ * ({@link ShardMachine}). Owned by it; not thread-safe. Times are a monotonic clock's nanoseconds,
+ * passed in.
  *
  * <p>An entity the table knows is in one {@link Status}: {@code WAITING} to start (and why, a
- * {@link Wait}), {@code ACTIVE}, {@code PASSIVATING} (told to stop; its messages are held for its
- * next incarnation), or {@code HANDED_OFF} (remembered and stopped by the shard's hand-off). Every
+ * {@link Wait}), {@code STARTING} (its incarnation is being created: it counts as live, and is
+ * active once {@link #started} says what it is), {@code ACTIVE}, {@code PASSIVATING} (told to stop,
+ * or to be stopped as soon as it has started; its messages are held for its next incarnation), or
+ * {@code HANDED_OFF} (remembered and stopped by the shard's hand-off). Every
  * change of state is one method here, which checks the state it starts from. A step that state
  * does not allow is a bug in the shard: it is refused with an {@link IllegalStateException} that
  * names the entity, its state and the step, and changes nothing, so that no second incarnation can
@@ -45,7 +49,7 @@ import java.util.function.Function;
  */
 final class EntityTable<E> {
   /** Where an entity the shard knows is in its life. */
-  public enum Status { WAITING, ACTIVE, PASSIVATING, HANDED_OFF }
+  public enum Status { WAITING, STARTING, ACTIVE, PASSIVATING, HANDED_OFF }
 
   /** Why an entity that is not live yet waits before it starts. */
   public enum Wait {
@@ -127,7 +131,7 @@ final class EntityTable<E> {
   private final Function<E, String> idByName;
   // Active and passivating entities share one map (one entry per entity, the only per-entity cost
   // on the hot path); the few passivating, waiting and handed-off ones are also kept apart, in
-  // collections that are empty on the hot path.
+  // collections that are empty on the hot path. A starting entity is in it with no value yet.
   private final Map<String, E> live = new HashMap<>();
   private final Map<String, Stopping> passivating = new HashMap<>();
   private final Map<String, Wait> waiting = new HashMap<>();
@@ -168,7 +172,8 @@ final class EntityTable<E> {
   /** The entity's status, or null if the shard does not know it. */
   public Status status(String entityId) {
     if (live.containsKey(entityId)) {
-      return passivating.containsKey(entityId) ? Status.PASSIVATING : Status.ACTIVE;
+      return live.get(entityId) == null ? Status.STARTING
+          : passivating.containsKey(entityId) ? Status.PASSIVATING : Status.ACTIVE;
     }
     if (waiting.containsKey(entityId)) {
       return Status.WAITING;
@@ -218,12 +223,12 @@ final class EntityTable<E> {
     }
   }
 
-  /** The ids of every live entity, active or passivating. */
+  /** The ids of every live entity: starting, active or passivating. */
   public Set<String> entityIds() {
     return Set.copyOf(live.keySet());
   }
 
-  /** How many entities are live, active or passivating. */
+  /** How many entities are live: starting, active or passivating. */
   public int size() {
     return live.size();
   }
@@ -270,15 +275,27 @@ final class EntityTable<E> {
   }
 
   /**
-   * Every message held, per entity, each entity's oldest first; none is held afterwards. For a
-   * shard that fails and hands them to its next incarnation.
+   * Every message held, per entity (in the order of their ids, so that the next incarnation starts
+   * them alike in every JVM), each entity's oldest first; none is held afterwards. For a shard that
+   * fails and hands them to its next incarnation.
    */
   public Map<String, List<Object>> takeAllHeld() {
+    List<String> ids = new ArrayList<>(held.keys());
+    Collections.sort(ids);
     Map<String, List<Object>> all = new LinkedHashMap<>();
-    for (String entityId : List.copyOf(held.keys())) {
+    for (String entityId : ids) {
       all.put(entityId, held.drain(entityId));
     }
     return all;
+  }
+
+  /** Each message held, per entity in the order of their ids, each entity's oldest first. */
+  public void forEachHeld(BiConsumer<String, Object> action) {
+    List<String> ids = new ArrayList<>(held.keys());
+    Collections.sort(ids);
+    for (String entityId : ids) {
+      held.forEach(entityId, message -> action.accept(entityId, message));
+    }
   }
 
   /** Whether the shard is handing off: its entities are being stopped for good. */
@@ -407,20 +424,44 @@ final class EntityTable<E> {
   }
 
   /**
-   * Unknown or waiting → active: an incarnation was started. Its held messages stay held until
-   * {@link #takeHeld} gives them to it.
+   * Unknown or waiting → starting: its incarnation is being created, with the messages held for it
+   * (the shard {@linkplain #takeHeld takes} them first). It counts as live from now on, so that the
+   * limit's room is kept for it; it is active once {@link #started}, or unknown again if it could not
+   * start ({@link #notStarted}).
    *
-   * @return true if the shard is handing off: the entity is passivating already, and must be told
+   * @return true if the shard is handing off: the entity is passivating already, and is to be told
    *     to stop right after the messages it is given
    */
-  public boolean started(String entityId, E ref) {
+  public boolean starting(String entityId) {
     requireStartable(entityId, "start");
     clearWaiting(entityId);
-    live.put(entityId, ref);
+    live.put(entityId, null);
     if (handingOff) {
       passivating.put(entityId, Stopping.HAND_OFF);
     }
     return handingOff;
+  }
+
+  /**
+   * Starting → active (or passivating): the incarnation exists and has its messages.
+   *
+   * @return true if it is passivating already (the shard hands off, or it was chosen to make room
+   *     while it started): tell it to stop, after those messages
+   */
+  public boolean started(String entityId, E entity) {
+    requireStarting(entityId, "have started");
+    live.put(entityId, entity);
+    return passivating.containsKey(entityId);
+  }
+
+  /**
+   * Starting → unknown: no incarnation was created (the node's delivery gate is closed, or the
+   * behavior could not be created); whatever stop was decided for it meanwhile is moot.
+   */
+  public void notStarted(String entityId) {
+    requireStarting(entityId, "fail to start");
+    live.remove(entityId);
+    passivating.remove(entityId);
   }
 
   /**
@@ -439,11 +480,12 @@ final class EntityTable<E> {
   // ---- stopping
 
   /**
-   * Active → passivating, because the entity asked or the shard decided. A remembered entity is
-   * forgotten once it has stopped; that holds also for one already stopping for a hand-off: it
-   * asked to go, so it must not start again at the shard's next home.
+   * Active (or starting) → passivating, because the entity asked or the shard decided. A remembered
+   * entity is forgotten once it has stopped; that holds also for one already stopping for a
+   * hand-off: it asked to go, so it must not start again at the shard's next home.
    *
-   * @return true if the entity was active: tell it to stop
+   * @return true if the entity was active (tell it to stop) or starting (tell it once it has
+   *     started, {@link #started})
    */
   public boolean passivate(String entityId) {
     if (!live.containsKey(entityId)) {
@@ -557,7 +599,8 @@ final class EntityTable<E> {
    * such an entity at once). Entities waiting for a back-off start now if messages are held for
    * them, since those were sent before the move, and are forgotten otherwise; entities waiting for
    * room start now, room being no object any more. Entities waiting for the store or the delivery
-   * gate go on waiting. Whatever starts from now on is stopped right after its messages.
+   * gate go on waiting. Whatever starts from now on (or is starting) is stopped right after its
+   * messages.
    *
    * @throws IllegalStateException if the shard is handing off already
    */
@@ -579,7 +622,8 @@ final class EntityTable<E> {
     start.addAll(queues.get(Wait.SLOT));
     Map<String, E> stop = new LinkedHashMap<>();
     live.forEach((entityId, ref) -> {
-      if (passivating.putIfAbsent(entityId, Stopping.HAND_OFF) == null) {
+      // One still starting is stopped once it has started (started says so).
+      if (passivating.putIfAbsent(entityId, Stopping.HAND_OFF) == null && ref != null) {
         stop.put(entityId, ref);
       }
     });
@@ -617,11 +661,18 @@ final class EntityTable<E> {
     }
   }
 
+  private void requireStarting(String entityId, String step) {
+    if (!live.containsKey(entityId) || live.get(entityId) != null) {
+      throw refused(entityId, step);
+    }
+  }
+
   private IllegalStateException refused(String entityId, String step) {
     Status status = status(entityId);
     String state = status == null ? "unknown"
         : status == Status.WAITING ? "WAITING (" + waiting.get(entityId) + ")"
-        : status == Status.PASSIVATING ? "PASSIVATING (" + passivating.get(entityId) + ")"
+        : status == Status.PASSIVATING || status == Status.STARTING && passivating.containsKey(entityId)
+            ? status.name() + " (" + passivating.get(entityId) + ")"
         : status.name();
     return new IllegalStateException("Entity [" + entityId + "] is " + state + ": it cannot " + step);
   }

@@ -98,9 +98,13 @@ final class RememberedUpdates {
     return inFlight;
   }
 
-  /** Whether {@code batch} is the write in flight (and not one of an earlier incarnation of the shard). */
-  public boolean inFlight(Batch batch) {
-    return inFlight != null && inFlight == batch;
+  /**
+   * The write in flight.
+   *
+   * @throws IllegalStateException if no write is in flight
+   */
+  public Batch inFlight() {
+    return requireInFlight();
   }
 
   /** Whether a write is in flight. */

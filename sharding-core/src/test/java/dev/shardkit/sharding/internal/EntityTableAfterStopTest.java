@@ -44,10 +44,10 @@ class EntityTableAfterStopTest {
   @Test
   void withoutRememberingAPassivatedOrStoppedEntityIsForgotten() {
     EntityTable<ActorRef> t = table(10, false);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     t.passivate("a");
     assertEquals(AfterStop.of(Next.NONE), t.terminated("a", false, 0));
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     assertEquals(AfterStop.of(Next.NONE), t.terminated("a", false, 0));
     assertNull(t.status("a"));
   }
@@ -55,11 +55,11 @@ class EntityTableAfterStopTest {
   @Test
   void withoutRememberingOnlyASecondFailureInARowBacksOff() {
     EntityTable<ActorRef> t = table(10, false);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     // The first failure costs nothing: the next message starts it again.
     assertEquals(new AfterStop(Next.NONE, 1, Duration.ZERO), t.terminated("a", true, 0));
     assertNull(t.status("a"));
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     assertEquals(new AfterStop(Next.BACK_OFF, 2, Duration.ofMillis(100)), t.terminated("a", true, 10 * MS));
     assertEquals(Wait.BACKOFF, t.waitingFor("a"));
     assertEquals(OptionalLong.of(110 * MS), t.nextBackoffEnd());
@@ -73,9 +73,9 @@ class EntityTableAfterStopTest {
   @Test
   void messagesHeldDuringABackOffStartTheEntityWhenItEnds() {
     EntityTable<ActorRef> t = table(10, false);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     t.terminated("a", true, 0);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     t.terminated("a", true, 0);
     t.hold("a", "m");
     assertEquals(EntityTable.Arrival.HOLD, t.arrived("a"));
@@ -86,17 +86,17 @@ class EntityTableAfterStopTest {
   @Test
   void aRememberedEntityThatStopsBacksOffAndStartsAgain() {
     EntityTable<ActorRef> t = table(10, true);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     assertEquals(new AfterStop(Next.BACK_OFF, 1, Duration.ofMillis(100)), t.terminated("a", false, 0));
     assertEquals(List.of("a"), t.backoffsEnded(100 * MS));
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     assertEquals(new AfterStop(Next.BACK_OFF, 2, Duration.ofMillis(200)), t.terminated("a", true, 150 * MS));
   }
 
   @Test
   void aRememberedEntityThatPassivatedIsForgotten() {
     EntityTable<ActorRef> t = table(10, true);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     t.passivate("a");
     assertEquals(AfterStop.of(Next.FORGET), t.terminated("a", false, 0));
     assertNull(t.status("a"));
@@ -105,7 +105,7 @@ class EntityTableAfterStopTest {
   @Test
   void messagesHeldWhileItStoppedStartTheNextIncarnation() {
     EntityTable<ActorRef> t = table(10, true);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     t.passivate("a");
     t.hold("a", "m");
     // Held messages win over forgetting: the entity stays remembered.
@@ -127,15 +127,15 @@ class EntityTableAfterStopTest {
   void aHandOffStopsTheActiveAndStartsThoseWithHeldMessages() {
     EntityTable<ActorRef> t = table(10, true);
     t.limit(1);
-    t.started("active", e1);
+    EntityTableTest.start(t, "active", e1);
     t.hold("slot", "s");
     t.arrived("slot");
     t.written(List.of("slot"));
     t.admit("slot");
-    t.started("backoff", e2);
+    EntityTableTest.start(t, "backoff", e2);
     t.terminated("backoff", false, 0);
     t.hold("backoff", "b");
-    t.started("quiet", e2);
+    EntityTableTest.start(t, "quiet", e2);
     t.terminated("quiet", false, 0);
     t.loaded(Set.of("recovering"));
 
@@ -148,6 +148,7 @@ class EntityTableAfterStopTest {
     assertNull(t.status("quiet"));
     assertEquals(OptionalLong.empty(), t.nextBackoffEnd());
     // Whatever starts now is stopped right after its messages.
+    assertTrue(t.starting("slot"));
     assertTrue(t.started("slot", e2));
     assertTrue(assertThrows(IllegalStateException.class, t::handOff).getMessage().contains("handing off already"));
   }
@@ -155,7 +156,7 @@ class EntityTableAfterStopTest {
   @Test
   void aRememberedEntityStoppedByTheHandOffIsLeftToTheNextHome() {
     EntityTable<ActorRef> t = table(10, true);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     t.handOff();
     assertEquals(AfterStop.of(Next.KEEP_FOR_NEXT_HOME), t.terminated("a", false, 0));
     assertEquals(Status.HANDED_OFF, t.status("a"));
@@ -169,7 +170,7 @@ class EntityTableAfterStopTest {
   @Test
   void anEntityStillStoppingWhenTheHandOffIsCancelledStartsAgain() {
     EntityTable<ActorRef> t = table(10, true);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     t.handOff();
     assertEquals(List.of(), t.cancelHandOff());
     assertEquals(AfterStop.of(Next.START_REMEMBERED), t.terminated("a", false, 0));
@@ -179,7 +180,7 @@ class EntityTableAfterStopTest {
   @Test
   void anEntityThatAsksToPassivateDuringTheHandOffIsForgotten() {
     EntityTable<ActorRef> t = table(10, true);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     t.handOff();
     // Stopping already: no second stop is sent, but it must not start at the next home.
     assertFalse(t.passivate("a"));
@@ -189,7 +190,7 @@ class EntityTableAfterStopTest {
   @Test
   void aHandedOffEntityThatGetsAMessageIsWrittenAgain() {
     EntityTable<ActorRef> t = table(10, true);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     t.handOff();
     t.terminated("a", false, 0);
     t.hold("a", "m");

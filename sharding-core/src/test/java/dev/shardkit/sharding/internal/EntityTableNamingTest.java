@@ -37,7 +37,7 @@ class EntityTableNamingTest {
     EntityTable<ActorRef> t = EntityTableTest.table(10, false);
     for (String id : new String[] {"plain-1", "with space", "slash/and?query", "100%", "ümlaut+plus"}) {
       ActorRef ref = spawnNamedFor(id);
-      t.started(id, ref);
+      EntityTableTest.start(t, id, ref);
       assertEquals(id, t.idOf(ref), "id of the actor named " + ref.path().name());
     }
   }
@@ -52,11 +52,11 @@ class EntityTableNamingTest {
   void anEarlierIncarnationIsNotTheEntity() {
     EntityTable<ActorRef> t = EntityTableTest.table(10, false);
     ActorRef first = spawnNamedFor("again");
-    t.started("again", first);
+    EntityTableTest.start(t, "again", first);
     t.terminated("again", false, 0);
     testKit.stop(Adapter.toTyped(first));
     ActorRef second = spawnNamedFor("again");
-    t.started("again", second);
+    EntityTableTest.start(t, "again", second);
     assertEquals("again", t.idOf(second));
     assertNull(t.idOf(first));
   }

@@ -3,6 +3,7 @@ package dev.shardkit.sharding.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -99,18 +100,13 @@ class RememberedUpdatesTest {
   }
 
   @Test
-  void onlyTheWriteInFlightIsRecognisedAsIt() {
-    // A shard that restarted has new updates; the answer to its previous incarnation's batch is not theirs.
-    RememberedUpdates previous = new RememberedUpdates();
-    previous.started("a");
-    Batch old = previous.nextBatch();
+  void theWriteInFlightIsKnown() {
     RememberedUpdates u = new RememberedUpdates();
-    assertFalse(u.inFlight(old));
+    assertThrows(IllegalStateException.class, u::inFlight);
     u.started("a");
     Batch current = u.nextBatch();
-    assertFalse(u.inFlight(old), "an equal batch of another incarnation is not the one in flight");
-    assertTrue(u.inFlight(current));
+    assertSame(current, u.inFlight());
     u.written();
-    assertFalse(u.inFlight(current));
+    assertThrows(IllegalStateException.class, u::inFlight);
   }
 }

@@ -569,6 +569,8 @@ final class EntityTable<E> {
         it.remove();
       }
     }
+    // In the order of their ids, not the hash map's: the order they start in is the machine's decision.
+    Collections.sort(ended);
     List<String> admit = new ArrayList<>();
     for (String entityId : ended) {
       if (remembering || held.contains(entityId)) {
@@ -620,13 +622,17 @@ final class EntityTable<E> {
       }
     }
     start.addAll(queues.get(Wait.SLOT));
+    // In the order of their ids, not the hash map's (a sort per hand-off, not a linked map per entity).
+    List<String> liveIds = new ArrayList<>(live.keySet());
+    Collections.sort(liveIds);
     Map<String, E> stop = new LinkedHashMap<>();
-    live.forEach((entityId, ref) -> {
+    for (String entityId : liveIds) {
+      E ref = live.get(entityId);
       // One still starting is stopped once it has started (started says so).
       if (passivating.putIfAbsent(entityId, Stopping.HAND_OFF) == null && ref != null) {
         stop.put(entityId, ref);
       }
-    });
+    }
     return new HandOffPlan<>(stop, start);
   }
 
@@ -642,7 +648,8 @@ final class EntityTable<E> {
       throw new IllegalStateException("The shard is not handing off: it cannot cancel a hand-off");
     }
     handingOff = false;
-    List<String> recover = List.copyOf(handedOff);
+    List<String> recover = new ArrayList<>(handedOff);
+    Collections.sort(recover); // not the hash set's order: they recover in this order
     handedOff.clear();
     recover.forEach(entityId -> setWaiting(entityId, Wait.RECOVERY));
     return recover;

@@ -95,8 +95,8 @@ import java.util.function.Function;
  * </ul>
  *
  * <p>It reads no clock and no actor context; it iterates only insertion-ordered or sorted
- * collections (or hash maps of strings, whose order does not depend on the JVM), so a run replays
- * alike everywhere.
+ * collections (its table sorts what it keeps in hash maps before handing several entities over),
+ * so a run replays alike everywhere.
  *
  * <p>Internal API: public for shardkit's simulation tests; not for applications, and it may change
  * in any release. Not thread-safe: one owner hands it its inputs.

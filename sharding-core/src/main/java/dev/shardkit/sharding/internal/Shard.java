@@ -59,8 +59,11 @@ import org.slf4j.Logger;
  */
 final class Shard {
 
-  /** A message to itself that is the machine's input as it is: a store's answer, a timer, the gate. */
-  private record ToSelf(ShardInput<org.apache.pekko.actor.ActorRef> input) implements NoSerializationVerificationNeeded {}
+  /**
+   * A message to itself that is the machine's input as it is: a store's answer, a timer, the gate.
+   * A failure while handling one is reported with the input's type ({@link ShardRestarts}).
+   */
+  record ToSelf(ShardInput<org.apache.pekko.actor.ActorRef> input) implements NoSerializationVerificationNeeded {}
 
   private static final ToSelf GATE_OPENED = new ToSelf(new ShardInput.GateOpened<>());
   private static final ToSelf HAND_OFF = new ToSelf(new ShardInput.HandOff<>());

@@ -11,7 +11,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * What the props of an entity type's entities ({@code Entity.withEntityProps}) may choose. The rule:
  * their dispatcher and actor tags are the application's; their mailbox is not, because every
  * entity's mailbox must be the {@link GatedMailbox}, which holds the entity's messages while the
- * node's delivery gate is closed (single incarnation through a pause). {@link EntityIncarnations}
+ * node's delivery gate is closed (single incarnation through a pause). The shard ({@link Shard})
  * puts the gated mailbox in front of whatever props it is given, and Pekko takes the first mailbox
  * in a props chain, so the gate holds even for props that skipped these checks; the checks are
  * there to refuse a choice that would otherwise be ignored without a word.

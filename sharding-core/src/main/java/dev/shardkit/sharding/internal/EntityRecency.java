@@ -5,26 +5,34 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.LongSupplier;
 
 /**
  * When each of a shard's active entities last got a message, in least-recently-used order: what
  * automatic passivation needs to pick the entities that have been idle too long, and the least
- * recently used ones when there are too many. Owned by the shard actor; not thread-safe. The clock
- * ({@link System#nanoTime()} in the shard) is passed in so that tests control it.
+ * recently used ones when there are too many. Owned by one shard; not thread-safe. It
+ * reads no clock: each call that needs the time is given it.
  */
 final class EntityRecency implements Recency {
-  private final LongSupplier clock;
-  // Access order: iteration runs from the least to the most recently used.
-  private final LinkedHashMap<String, Long> lastUsed = new LinkedHashMap<>(16, 0.75f, true);
+  /** When an entity last got a message; updated in place, so that a delivery allocates nothing. */
+  private static final class LastUsed {
+    long at;
 
-  public EntityRecency(LongSupplier clock) {
-    this.clock = clock;
+    LastUsed(long at) {
+      this.at = at;
+    }
   }
 
+  // Access order: iteration runs from the least to the most recently used.
+  private final LinkedHashMap<String, LastUsed> lastUsed = new LinkedHashMap<>(16, 0.75f, true);
+
   @Override
-  public void touch(String entityId) {
-    lastUsed.put(entityId, clock.getAsLong());
+  public void touch(String entityId, long now) {
+    LastUsed last = lastUsed.get(entityId); // moves it to the most recently used end
+    if (last == null) {
+      lastUsed.put(entityId, new LastUsed(now));
+    } else {
+      last.at = now;
+    }
   }
 
   @Override
@@ -33,11 +41,10 @@ final class EntityRecency implements Recency {
   }
 
   @Override
-  public List<String> idle(long idleNanos) {
-    long now = clock.getAsLong();
+  public List<String> idle(long idleNanos, long now) {
     List<String> idle = new ArrayList<>();
-    for (Map.Entry<String, Long> e : lastUsed.entrySet()) {
-      if (now - e.getValue() < idleNanos) {
+    for (Map.Entry<String, LastUsed> e : lastUsed.entrySet()) {
+      if (now - e.getValue().at < idleNanos) {
         break; // Everything after is more recent.
       }
       idle.add(e.getKey());

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -16,17 +17,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import org.apache.pekko.actor.ActorRef;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * A shard's entities, where each is in its life, and the messages held for those that are not
- * active: every decision about an entity's lifecycle, so that the shard actor only carries them
- * out. Owned by the shard actor; not thread-safe. Times are {@link System#nanoTime()} values passed
- * in, so tests control the clock.
+ * active: every decision about an entity's lifecycle, for the shard's machine
+ * ({@link ShardMachine}). Owned by it; not thread-safe. Times are a monotonic clock's nanoseconds,
+ * passed in.
  *
  * <p>An entity the table knows is in one {@link Status}: {@code WAITING} to start (and why, a
- * {@link Wait}), {@code ACTIVE}, {@code PASSIVATING} (told to stop; its messages are held for its
- * next incarnation), or {@code HANDED_OFF} (remembered and stopped by the shard's hand-off). Every
+ * {@link Wait}), {@code STARTING} (its incarnation is being created: it counts as live, and is
+ * active once {@link #started} says what it is), {@code ACTIVE}, {@code PASSIVATING} (told to stop,
+ * or to be stopped as soon as it has started; its messages are held for its next incarnation), or
+ * {@code HANDED_OFF} (remembered and stopped by the shard's hand-off). Every
  * change of state is one method here, which checks the state it starts from. A step that state
  * does not allow is a bug in the shard: it is refused with an {@link IllegalStateException} that
  * names the entity, its state and the step, and changes nothing, so that no second incarnation can
@@ -37,13 +41,15 @@ import org.apache.pekko.actor.ActorRef;
  * the messages held for it, and remembered entities that stop are left to the next home.
  *
  * <p>Methods that return ids "to admit" leave those entities waiting; the shard then admits each
- * ({@link #admit}). Entities are kept by their classic refs: the typed ref that {@code spawn}
- * returns is a wrapper object of its own, and a shard of a million entities would hold a million
- * of them.
+ * ({@link #admit}).
+ *
+ * @param <E> what a live incarnation is to the shard: its classic actor ref in the shard actor (the
+ *     typed ref that {@code spawn} returns is a wrapper object of its own, and a shard of a million
+ *     entities would hold a million of them), a simulated entity in shardkit's simulation
  */
-final class EntityTable {
+final class EntityTable<E> {
   /** Where an entity the shard knows is in its life. */
-  public enum Status { WAITING, ACTIVE, PASSIVATING, HANDED_OFF }
+  public enum Status { WAITING, STARTING, ACTIVE, PASSIVATING, HANDED_OFF }
 
   /** Why an entity that is not live yet waits before it starts. */
   public enum Wait {
@@ -115,17 +121,18 @@ final class EntityTable {
    * @param start waiting entities with messages held for them, which may start now: start each,
    *     and {@link #started} will have it stopped right after them
    */
-  public record HandOffPlan(Map<String, ActorRef> stop, List<String> start) {}
+  public record HandOffPlan<E>(Map<String, E> stop, List<String> start) {}
 
   /** Why a live entity is being stopped. */
   private enum Stopping { REQUESTED, HAND_OFF }
 
   private final boolean remembering;
   private final RestartBackoff restarts;
+  private final Function<E, String> idByName;
   // Active and passivating entities share one map (one entry per entity, the only per-entity cost
   // on the hot path); the few passivating, waiting and handed-off ones are also kept apart, in
-  // collections that are empty on the hot path.
-  private final Map<String, ActorRef> live = new HashMap<>();
+  // collections that are empty on the hot path. A starting entity is in it with no value yet.
+  private final Map<String, E> live = new HashMap<>();
   private final Map<String, Stopping> passivating = new HashMap<>();
   private final Map<String, Wait> waiting = new HashMap<>();
   /** The waiting ids by why they wait, each in the order it began to wait. */
@@ -141,11 +148,14 @@ final class EntityTable {
    * @param bufferLimit the most messages held over all entities that are not active
    * @param remembering whether the entity type remembers its entities
    * @param restarts the back-off of entities that stop without passivating
+   * @param idByName the id an incarnation's name says it was started for, or null: a hint, checked
+   *     against the table, that spares a reverse map per entity ({@link #idOf})
    */
-  public EntityTable(int bufferLimit, boolean remembering, RestartBackoff restarts) {
+  public EntityTable(int bufferLimit, boolean remembering, RestartBackoff restarts, Function<E, String> idByName) {
     this.held = new MessageBuffers<>(bufferLimit);
     this.remembering = remembering;
     this.restarts = restarts;
+    this.idByName = idByName;
     for (Wait why : Wait.values()) {
       queues.put(why, new LinkedHashSet<>());
     }
@@ -154,15 +164,16 @@ final class EntityTable {
   // ---- what the table knows
 
   /** The live, active entity with this id, or null. */
-  public ActorRef active(String entityId) {
-    ActorRef ref = live.get(entityId);
+  public E active(String entityId) {
+    E ref = live.get(entityId);
     return ref == null || (!passivating.isEmpty() && passivating.containsKey(entityId)) ? null : ref;
   }
 
   /** The entity's status, or null if the shard does not know it. */
   public Status status(String entityId) {
     if (live.containsKey(entityId)) {
-      return passivating.containsKey(entityId) ? Status.PASSIVATING : Status.ACTIVE;
+      return live.get(entityId) == null ? Status.STARTING
+          : passivating.containsKey(entityId) ? Status.PASSIVATING : Status.ACTIVE;
     }
     if (waiting.containsKey(entityId)) {
       return Status.WAITING;
@@ -181,21 +192,17 @@ final class EntityTable {
   }
 
   /**
-   * The id of a live entity, or null if {@code ref} is not one. Entities are named after their ids
-   * ({@link #actorName}), so no reverse map is kept per entity; a ref named otherwise is looked for
-   * among all entities.
+   * The id of a live entity, or null if {@code entity} is not one. Entities are named after their
+   * ids ({@link #actorName}), so no reverse map is kept per entity; one whose name says nothing is
+   * looked for among all entities.
    */
-  public String idOf(ActorRef ref) {
-    try {
-      String byName = URLDecoder.decode(ref.path().name(), StandardCharsets.UTF_8);
-      if (ref.equals(live.get(byName))) {
-        return byName;
-      }
-    } catch (IllegalArgumentException notEncoded) {
-      // Not a name this table gave; look among all entities.
+  public String idOf(E entity) {
+    String byName = idByName.apply(entity);
+    if (byName != null && entity.equals(live.get(byName))) {
+      return byName;
     }
-    for (Map.Entry<String, ActorRef> e : live.entrySet()) {
-      if (e.getValue().equals(ref)) {
+    for (Map.Entry<String, E> e : live.entrySet()) {
+      if (entity.equals(e.getValue())) {
         return e.getKey();
       }
     }
@@ -207,12 +214,21 @@ final class EntityTable {
     return URLEncoder.encode(entityId, StandardCharsets.UTF_8);
   }
 
-  /** The ids of every live entity, active or passivating. */
+  /** The id an actor named by {@link #actorName} was named for; null for a name it never gives. */
+  public static String idFromName(String actorName) {
+    try {
+      return URLDecoder.decode(actorName, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException notEncoded) {
+      return null;
+    }
+  }
+
+  /** The ids of every live entity: starting, active or passivating. */
   public Set<String> entityIds() {
     return Set.copyOf(live.keySet());
   }
 
-  /** How many entities are live, active or passivating. */
+  /** How many entities are live: starting, active or passivating. */
   public int size() {
     return live.size();
   }
@@ -259,15 +275,27 @@ final class EntityTable {
   }
 
   /**
-   * Every message held, per entity, each entity's oldest first; none is held afterwards. For a
-   * shard that fails and hands them to its next incarnation.
+   * Every message held, per entity (in the order of their ids, so that the next incarnation starts
+   * them alike in every JVM), each entity's oldest first; none is held afterwards. For a shard that
+   * fails and hands them to its next incarnation.
    */
   public Map<String, List<Object>> takeAllHeld() {
+    List<String> ids = new ArrayList<>(held.keys());
+    Collections.sort(ids);
     Map<String, List<Object>> all = new LinkedHashMap<>();
-    for (String entityId : List.copyOf(held.keys())) {
+    for (String entityId : ids) {
       all.put(entityId, held.drain(entityId));
     }
     return all;
+  }
+
+  /** Each message held, per entity in the order of their ids, each entity's oldest first. */
+  public void forEachHeld(BiConsumer<String, Object> action) {
+    List<String> ids = new ArrayList<>(held.keys());
+    Collections.sort(ids);
+    for (String entityId : ids) {
+      held.forEach(entityId, message -> action.accept(entityId, message));
+    }
   }
 
   /** Whether the shard is handing off: its entities are being stopped for good. */
@@ -396,20 +424,44 @@ final class EntityTable {
   }
 
   /**
-   * Unknown or waiting → active: an incarnation was started. Its held messages stay held until
-   * {@link #takeHeld} gives them to it.
+   * Unknown or waiting → starting: its incarnation is being created, with the messages held for it
+   * (the shard {@linkplain #takeHeld takes} them first). It counts as live from now on, so that the
+   * limit's room is kept for it; it is active once {@link #started}, or unknown again if it could not
+   * start ({@link #notStarted}).
    *
-   * @return true if the shard is handing off: the entity is passivating already, and must be told
+   * @return true if the shard is handing off: the entity is passivating already, and is to be told
    *     to stop right after the messages it is given
    */
-  public boolean started(String entityId, ActorRef ref) {
+  public boolean starting(String entityId) {
     requireStartable(entityId, "start");
     clearWaiting(entityId);
-    live.put(entityId, ref);
+    live.put(entityId, null);
     if (handingOff) {
       passivating.put(entityId, Stopping.HAND_OFF);
     }
     return handingOff;
+  }
+
+  /**
+   * Starting → active (or passivating): the incarnation exists and has its messages.
+   *
+   * @return true if it is passivating already (the shard hands off, or it was chosen to make room
+   *     while it started): tell it to stop, after those messages
+   */
+  public boolean started(String entityId, E entity) {
+    requireStarting(entityId, "have started");
+    live.put(entityId, entity);
+    return passivating.containsKey(entityId);
+  }
+
+  /**
+   * Starting → unknown: no incarnation was created (the node's delivery gate is closed, or the
+   * behavior could not be created); whatever stop was decided for it meanwhile is moot.
+   */
+  public void notStarted(String entityId) {
+    requireStarting(entityId, "fail to start");
+    live.remove(entityId);
+    passivating.remove(entityId);
   }
 
   /**
@@ -428,11 +480,12 @@ final class EntityTable {
   // ---- stopping
 
   /**
-   * Active → passivating, because the entity asked or the shard decided. A remembered entity is
-   * forgotten once it has stopped; that holds also for one already stopping for a hand-off: it
-   * asked to go, so it must not start again at the shard's next home.
+   * Active (or starting) → passivating, because the entity asked or the shard decided. A remembered
+   * entity is forgotten once it has stopped; that holds also for one already stopping for a
+   * hand-off: it asked to go, so it must not start again at the shard's next home.
    *
-   * @return true if the entity was active: tell it to stop
+   * @return true if the entity was active (tell it to stop) or starting (tell it once it has
+   *     started, {@link #started})
    */
   public boolean passivate(String entityId) {
     if (!live.containsKey(entityId)) {
@@ -516,6 +569,8 @@ final class EntityTable {
         it.remove();
       }
     }
+    // In the order of their ids, not the hash map's: the order they start in is the machine's decision.
+    Collections.sort(ended);
     List<String> admit = new ArrayList<>();
     for (String entityId : ended) {
       if (remembering || held.contains(entityId)) {
@@ -546,11 +601,12 @@ final class EntityTable {
    * such an entity at once). Entities waiting for a back-off start now if messages are held for
    * them, since those were sent before the move, and are forgotten otherwise; entities waiting for
    * room start now, room being no object any more. Entities waiting for the store or the delivery
-   * gate go on waiting. Whatever starts from now on is stopped right after its messages.
+   * gate go on waiting. Whatever starts from now on (or is starting) is stopped right after its
+   * messages.
    *
    * @throws IllegalStateException if the shard is handing off already
    */
-  public HandOffPlan handOff() {
+  public HandOffPlan<E> handOff() {
     if (handingOff) {
       throw new IllegalStateException("The shard is handing off already: it cannot begin another hand-off");
     }
@@ -566,13 +622,18 @@ final class EntityTable {
       }
     }
     start.addAll(queues.get(Wait.SLOT));
-    Map<String, ActorRef> stop = new LinkedHashMap<>();
-    live.forEach((entityId, ref) -> {
-      if (passivating.putIfAbsent(entityId, Stopping.HAND_OFF) == null) {
+    // In the order of their ids, not the hash map's (a sort per hand-off, not a linked map per entity).
+    List<String> liveIds = new ArrayList<>(live.keySet());
+    Collections.sort(liveIds);
+    Map<String, E> stop = new LinkedHashMap<>();
+    for (String entityId : liveIds) {
+      E ref = live.get(entityId);
+      // One still starting is stopped once it has started (started says so).
+      if (passivating.putIfAbsent(entityId, Stopping.HAND_OFF) == null && ref != null) {
         stop.put(entityId, ref);
       }
-    });
-    return new HandOffPlan(stop, start);
+    }
+    return new HandOffPlan<>(stop, start);
   }
 
   /**
@@ -587,7 +648,8 @@ final class EntityTable {
       throw new IllegalStateException("The shard is not handing off: it cannot cancel a hand-off");
     }
     handingOff = false;
-    List<String> recover = List.copyOf(handedOff);
+    List<String> recover = new ArrayList<>(handedOff);
+    Collections.sort(recover); // not the hash set's order: they recover in this order
     handedOff.clear();
     recover.forEach(entityId -> setWaiting(entityId, Wait.RECOVERY));
     return recover;
@@ -606,11 +668,18 @@ final class EntityTable {
     }
   }
 
+  private void requireStarting(String entityId, String step) {
+    if (!live.containsKey(entityId) || live.get(entityId) != null) {
+      throw refused(entityId, step);
+    }
+  }
+
   private IllegalStateException refused(String entityId, String step) {
     Status status = status(entityId);
     String state = status == null ? "unknown"
         : status == Status.WAITING ? "WAITING (" + waiting.get(entityId) + ")"
-        : status == Status.PASSIVATING ? "PASSIVATING (" + passivating.get(entityId) + ")"
+        : status == Status.PASSIVATING || status == Status.STARTING && passivating.containsKey(entityId)
+            ? status.name() + " (" + passivating.get(entityId) + ")"
         : status.name();
     return new IllegalStateException("Entity [" + entityId + "] is " + state + ": it cannot " + step);
   }

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Messages held per key (a shard without a known home, an entity being passivated) with one limit
@@ -64,6 +65,14 @@ final class MessageBuffers<K> {
     }
     total -= held.size();
     return List.copyOf(held);
+  }
+
+  /** Gives each message held for a key to {@code action}, oldest first, holding them still. */
+  public void forEach(K key, Consumer<Object> action) {
+    ArrayDeque<Object> messages = buffers.get(key);
+    if (messages != null) {
+      messages.forEach(action);
+    }
   }
 
   public boolean contains(K key) {

@@ -7,18 +7,19 @@ import java.util.List;
  * What automatic passivation knows of a shard's active entities: when each last got a message.
  * {@link EntityRecency} keeps it; {@link #OFF}, for a type without automatic passivation (no idle
  * timeout, no active-entity limit), keeps nothing, so that delivering to an entity costs no clock
- * read and no bookkeeping there. Owned by the shard actor; not thread-safe.
+ * read and no bookkeeping there. Times are a monotonic clock's nanoseconds, given by the caller.
+ * Owned by one shard; not thread-safe.
  */
 interface Recency {
 
-  /** The entity got a message (or started) now. */
-  void touch(String entityId);
+  /** The entity got a message (or started) at {@code now}. */
+  void touch(String entityId, long now);
 
   /** The entity is no longer active (it passivates or stopped). */
   void remove(String entityId);
 
-  /** The entities that got no message for at least {@code idleNanos}, least recent first. */
-  List<String> idle(long idleNanos);
+  /** The entities that, at {@code now}, got no message for at least {@code idleNanos}, least recent first. */
+  List<String> idle(long idleNanos, long now);
 
   /** The least recently used entities beyond the {@code keep} most recent ones, least recent first. */
   List<String> beyond(int keep);
@@ -37,13 +38,13 @@ interface Recency {
   /** Automatic passivation is off: nothing is kept, and no entity is ever idle or beyond a limit. */
   Recency OFF = new Recency() {
     @Override
-    public void touch(String entityId) {}
+    public void touch(String entityId, long now) {}
 
     @Override
     public void remove(String entityId) {}
 
     @Override
-    public List<String> idle(long idleNanos) {
+    public List<String> idle(long idleNanos, long now) {
       return List.of();
     }
 

@@ -16,7 +16,7 @@ import org.apache.pekko.actor.typed.Props;
  *
  * @param createBehavior empty for a proxy-only region, which never hosts shards
  * @param entityProps the props entities are spawned with (a dispatcher, tags), under the gated
- *     mailbox that {@link EntityIncarnations} puts in front of them
+ *     mailbox that the shard ({@link Shard}) puts in front of them
  * @param coordinator where registrations go: the coordinator singleton's proxy
  * @param rememberEntities the store provider of each shard's remembered entities; empty when the
  *     type does not remember them

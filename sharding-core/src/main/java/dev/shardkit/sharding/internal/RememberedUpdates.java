@@ -1,7 +1,8 @@
 package dev.shardkit.sharding.internal;
 
-import java.util.HashSet;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -10,17 +11,19 @@ import java.util.Set;
  * at a time; every start and passivation that happens meanwhile waits for the next, so a burst of
  * new entities costs a few writes rather than one each. The latest change of an id wins: an
  * entity passivated and started again before its removal was written is written as started.
- * Owned by the shard actor; not thread-safe.
+ * Owned by one shard; not thread-safe.
  */
 final class RememberedUpdates {
 
   /**
    * One write: these entities started, those were passivated. An id is in at most one of the sets.
+   * Each set iterates in the order its ids changed (not by a per-JVM hash seed, as {@code Set.copyOf}
+   * would), so that what a shard does after a write replays alike in every JVM.
    */
   public record Batch(Set<String> started, Set<String> stopped) {
     public Batch {
-      started = Set.copyOf(started);
-      stopped = Set.copyOf(stopped);
+      started = Collections.unmodifiableSet(new LinkedHashSet<>(started));
+      stopped = Collections.unmodifiableSet(new LinkedHashSet<>(stopped));
     }
 
     public int size() {
@@ -51,8 +54,8 @@ final class RememberedUpdates {
     if (inFlight != null || pending.isEmpty()) {
       return null;
     }
-    Set<String> started = new HashSet<>();
-    Set<String> stopped = new HashSet<>();
+    Set<String> started = new LinkedHashSet<>();
+    Set<String> stopped = new LinkedHashSet<>();
     pending.forEach((id, start) -> (start ? started : stopped).add(id));
     pending.clear();
     inFlight = new Batch(started, stopped);
@@ -95,9 +98,13 @@ final class RememberedUpdates {
     return inFlight;
   }
 
-  /** Whether {@code batch} is the write in flight (and not one of an earlier incarnation of the shard). */
-  public boolean inFlight(Batch batch) {
-    return inFlight != null && inFlight == batch;
+  /**
+   * The write in flight.
+   *
+   * @throws IllegalStateException if no write is in flight
+   */
+  public Batch inFlight() {
+    return requireInFlight();
   }
 
   /** Whether a write is in flight. */

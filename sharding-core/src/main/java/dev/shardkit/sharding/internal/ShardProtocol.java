@@ -7,8 +7,11 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * What a {@link Shard} and its region (or an inspector on the same node) tell each other besides
  * deliveries. They never leave the shard's node.
+ *
+ * <p>Internal API: public because the shard's machine ({@link ShardMachine}) speaks it to shardkit's
+ * simulation tests too; not for applications, and it may change in any release.
  */
-sealed interface ShardProtocol extends NoSerializationVerificationNeeded {
+public sealed interface ShardProtocol extends NoSerializationVerificationNeeded {
 
   /** Ask for the shard's live entities; answered with {@link ShardSnapshot}. */
   record GetShardState(ActorRef<Object> replyTo) implements ShardProtocol {}

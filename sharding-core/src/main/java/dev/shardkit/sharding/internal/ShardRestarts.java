@@ -27,7 +27,8 @@ final class ShardRestarts {
     Behavior<Object> reported = HandlerFailures.around(shard, HandlerFailures.Then.RESTART, (ctx, failed, cause) -> {
       ctx.getLog().error("Entity type [{}]: shard [{}] failed handling {} ({}); it starts again once its entities "
               + "have stopped, with the messages it held", spec.typeName(), shardId,
-          HandlerFailures.describe(failed), cause.toString(), cause);
+          HandlerFailures.describe(failed instanceof Shard.ToSelf self ? self.input() : failed), cause.toString(),
+          cause);
       if (failed instanceof Deliver d) {
         drops.dropped(d.message(), "shard [" + shardId + "] failed handling a message for entity [" + d.entityId()
             + "] (" + cause + ")", Adapter.toClassic(ctx.getSelf()));

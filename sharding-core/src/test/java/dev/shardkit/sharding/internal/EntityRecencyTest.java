@@ -6,12 +6,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class EntityRecencyTest {
-  private long now;
-  private final EntityRecency r = new EntityRecency(() -> now);
+  private final EntityRecency r = new EntityRecency();
 
   private void touchAt(String entityId, long nanos) {
-    now = nanos;
-    r.touch(entityId);
+    r.touch(entityId, nanos);
   }
 
   @Test
@@ -20,11 +18,10 @@ class EntityRecencyTest {
     touchAt("b", 10);
     touchAt("c", 20);
     touchAt("a", 30); // a is busy again
-    now = 40;
-    assertEquals(List.of("b", "c"), r.idle(20));
-    assertEquals(List.of("b"), r.idle(30));
-    assertEquals(List.of(), r.idle(31));
-    assertEquals(List.of("b", "c", "a"), r.idle(10));
+    assertEquals(List.of("b", "c"), r.idle(20, 40));
+    assertEquals(List.of("b"), r.idle(30, 40));
+    assertEquals(List.of(), r.idle(31, 40));
+    assertEquals(List.of("b", "c", "a"), r.idle(10, 40));
   }
 
   @Test
@@ -43,8 +40,8 @@ class EntityRecencyTest {
 
   @Test
   void offKeepsNothing() {
-    Recency.OFF.touch("a");
-    assertEquals(List.of(), Recency.OFF.idle(0));
+    Recency.OFF.touch("a", 0);
+    assertEquals(List.of(), Recency.OFF.idle(0, 1));
     assertEquals(List.of(), Recency.OFF.beyond(0));
   }
 }

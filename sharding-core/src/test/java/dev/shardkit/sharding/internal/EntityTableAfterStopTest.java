@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.pekko.actor.ActorRef;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,23 +43,23 @@ class EntityTableAfterStopTest {
 
   @Test
   void withoutRememberingAPassivatedOrStoppedEntityIsForgotten() {
-    EntityTable t = table(10, false);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, false);
+    EntityTableTest.start(t, "a", e1);
     t.passivate("a");
     assertEquals(AfterStop.of(Next.NONE), t.terminated("a", false, 0));
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     assertEquals(AfterStop.of(Next.NONE), t.terminated("a", false, 0));
     assertNull(t.status("a"));
   }
 
   @Test
   void withoutRememberingOnlyASecondFailureInARowBacksOff() {
-    EntityTable t = table(10, false);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, false);
+    EntityTableTest.start(t, "a", e1);
     // The first failure costs nothing: the next message starts it again.
     assertEquals(new AfterStop(Next.NONE, 1, Duration.ZERO), t.terminated("a", true, 0));
     assertNull(t.status("a"));
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     assertEquals(new AfterStop(Next.BACK_OFF, 2, Duration.ofMillis(100)), t.terminated("a", true, 10 * MS));
     assertEquals(Wait.BACKOFF, t.waitingFor("a"));
     assertEquals(OptionalLong.of(110 * MS), t.nextBackoffEnd());
@@ -71,10 +72,10 @@ class EntityTableAfterStopTest {
 
   @Test
   void messagesHeldDuringABackOffStartTheEntityWhenItEnds() {
-    EntityTable t = table(10, false);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, false);
+    EntityTableTest.start(t, "a", e1);
     t.terminated("a", true, 0);
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     t.terminated("a", true, 0);
     t.hold("a", "m");
     assertEquals(EntityTable.Arrival.HOLD, t.arrived("a"));
@@ -84,18 +85,18 @@ class EntityTableAfterStopTest {
 
   @Test
   void aRememberedEntityThatStopsBacksOffAndStartsAgain() {
-    EntityTable t = table(10, true);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, true);
+    EntityTableTest.start(t, "a", e1);
     assertEquals(new AfterStop(Next.BACK_OFF, 1, Duration.ofMillis(100)), t.terminated("a", false, 0));
     assertEquals(List.of("a"), t.backoffsEnded(100 * MS));
-    t.started("a", e1);
+    EntityTableTest.start(t, "a", e1);
     assertEquals(new AfterStop(Next.BACK_OFF, 2, Duration.ofMillis(200)), t.terminated("a", true, 150 * MS));
   }
 
   @Test
   void aRememberedEntityThatPassivatedIsForgotten() {
-    EntityTable t = table(10, true);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, true);
+    EntityTableTest.start(t, "a", e1);
     t.passivate("a");
     assertEquals(AfterStop.of(Next.FORGET), t.terminated("a", false, 0));
     assertNull(t.status("a"));
@@ -103,8 +104,8 @@ class EntityTableAfterStopTest {
 
   @Test
   void messagesHeldWhileItStoppedStartTheNextIncarnation() {
-    EntityTable t = table(10, true);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, true);
+    EntityTableTest.start(t, "a", e1);
     t.passivate("a");
     t.hold("a", "m");
     // Held messages win over forgetting: the entity stays remembered.
@@ -114,31 +115,31 @@ class EntityTableAfterStopTest {
 
   @Test
   void aRememberedTypeRetriesAFailedCreationAfterItsBackOff() {
-    EntityTable remembering = table(10, true);
+    EntityTable<ActorRef> remembering = table(10, true);
     remembering.awaitGate("a");
     assertEquals(new AfterStop(Next.BACK_OFF, 1, Duration.ofMillis(100)), remembering.creationFailed("a", 0));
-    EntityTable other = table(10, false);
+    EntityTable<ActorRef> other = table(10, false);
     assertEquals(AfterStop.of(Next.NONE), other.creationFailed("a", 0));
     assertNull(other.status("a"));
   }
 
   @Test
   void aHandOffStopsTheActiveAndStartsThoseWithHeldMessages() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.limit(1);
-    t.started("active", e1);
+    EntityTableTest.start(t, "active", e1);
     t.hold("slot", "s");
     t.arrived("slot");
     t.written(List.of("slot"));
     t.admit("slot");
-    t.started("backoff", e2);
+    EntityTableTest.start(t, "backoff", e2);
     t.terminated("backoff", false, 0);
     t.hold("backoff", "b");
-    t.started("quiet", e2);
+    EntityTableTest.start(t, "quiet", e2);
     t.terminated("quiet", false, 0);
     t.loaded(Set.of("recovering"));
 
-    HandOffPlan plan = t.handOff();
+    HandOffPlan<ActorRef> plan = t.handOff();
     assertEquals(Map.of("active", e1), plan.stop());
     assertEquals(List.of("backoff", "slot"), plan.start());
     assertEquals(Status.PASSIVATING, t.status("active"));
@@ -147,14 +148,15 @@ class EntityTableAfterStopTest {
     assertNull(t.status("quiet"));
     assertEquals(OptionalLong.empty(), t.nextBackoffEnd());
     // Whatever starts now is stopped right after its messages.
+    assertTrue(t.starting("slot"));
     assertTrue(t.started("slot", e2));
     assertTrue(assertThrows(IllegalStateException.class, t::handOff).getMessage().contains("handing off already"));
   }
 
   @Test
   void aRememberedEntityStoppedByTheHandOffIsLeftToTheNextHome() {
-    EntityTable t = table(10, true);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, true);
+    EntityTableTest.start(t, "a", e1);
     t.handOff();
     assertEquals(AfterStop.of(Next.KEEP_FOR_NEXT_HOME), t.terminated("a", false, 0));
     assertEquals(Status.HANDED_OFF, t.status("a"));
@@ -167,8 +169,8 @@ class EntityTableAfterStopTest {
 
   @Test
   void anEntityStillStoppingWhenTheHandOffIsCancelledStartsAgain() {
-    EntityTable t = table(10, true);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, true);
+    EntityTableTest.start(t, "a", e1);
     t.handOff();
     assertEquals(List.of(), t.cancelHandOff());
     assertEquals(AfterStop.of(Next.START_REMEMBERED), t.terminated("a", false, 0));
@@ -177,8 +179,8 @@ class EntityTableAfterStopTest {
 
   @Test
   void anEntityThatAsksToPassivateDuringTheHandOffIsForgotten() {
-    EntityTable t = table(10, true);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, true);
+    EntityTableTest.start(t, "a", e1);
     t.handOff();
     // Stopping already: no second stop is sent, but it must not start at the next home.
     assertFalse(t.passivate("a"));
@@ -187,8 +189,8 @@ class EntityTableAfterStopTest {
 
   @Test
   void aHandedOffEntityThatGetsAMessageIsWrittenAgain() {
-    EntityTable t = table(10, true);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, true);
+    EntityTableTest.start(t, "a", e1);
     t.handOff();
     t.terminated("a", false, 0);
     t.hold("a", "m");

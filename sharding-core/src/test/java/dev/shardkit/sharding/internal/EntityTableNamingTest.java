@@ -34,23 +34,29 @@ class EntityTableNamingTest {
 
   @Test
   void idsThatNeedEncodingAreFoundByName() {
-    EntityTable t = EntityTableTest.table(10, false);
+    EntityTable<ActorRef> t = EntityTableTest.table(10, false);
     for (String id : new String[] {"plain-1", "with space", "slash/and?query", "100%", "ümlaut+plus"}) {
       ActorRef ref = spawnNamedFor(id);
-      t.started(id, ref);
+      EntityTableTest.start(t, id, ref);
       assertEquals(id, t.idOf(ref), "id of the actor named " + ref.path().name());
     }
   }
 
   @Test
+  void aNameTheTableNeverGivesNamesNoId() {
+    assertNull(EntityTable.idFromName("100%"), "not URL-encoded");
+    assertEquals("with space", EntityTable.idFromName(EntityTable.actorName("with space")));
+  }
+
+  @Test
   void anEarlierIncarnationIsNotTheEntity() {
-    EntityTable t = EntityTableTest.table(10, false);
+    EntityTable<ActorRef> t = EntityTableTest.table(10, false);
     ActorRef first = spawnNamedFor("again");
-    t.started("again", first);
+    EntityTableTest.start(t, "again", first);
     t.terminated("again", false, 0);
     testKit.stop(Adapter.toTyped(first));
     ActorRef second = spawnNamedFor("again");
-    t.started("again", second);
+    EntityTableTest.start(t, "again", second);
     assertEquals("again", t.idOf(second));
     assertNull(t.idOf(first));
   }

@@ -44,8 +44,16 @@ class EntityTableTest {
   }
 
   /** A table whose entities back off 100 ms at first, at most 1 s. */
-  static EntityTable table(int bufferLimit, boolean remembering) {
-    return new EntityTable(bufferLimit, remembering, new RestartBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)));
+  static EntityTable<ActorRef> table(int bufferLimit, boolean remembering) {
+    return new EntityTable<>(bufferLimit, remembering, new RestartBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)),
+        ref -> EntityTable.idFromName(ref.path().name()));
+  }
+
+  /** Starts an entity as the shard's machine does: starting, then started; true if it is to stop at once. */
+  static boolean start(EntityTable<ActorRef> t, String entityId, ActorRef ref) {
+    boolean stopAfter = t.starting(entityId);
+    assertEquals(stopAfter, t.started(entityId, ref));
+    return stopAfter;
   }
 
   /** Asserts a refusal that names the entity, its state and the step, and returns its message. */
@@ -59,7 +67,7 @@ class EntityTableTest {
 
   @Test
   void emptyTable() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     assertNull(t.active("a"));
     assertNull(t.status("a"));
     assertNull(t.idOf(e1));
@@ -72,9 +80,9 @@ class EntityTableTest {
 
   @Test
   void startedEntityIsActive() {
-    EntityTable t = table(10, false);
-    assertFalse(t.started("a", e1));
-    assertFalse(t.started("b", e2));
+    EntityTable<ActorRef> t = table(10, false);
+    assertFalse(start(t, "a", e1));
+    assertFalse(start(t, "b", e2));
     assertSame(e1, t.active("a"));
     assertEquals(Status.ACTIVE, t.status("a"));
     assertEquals("a", t.idOf(e1));
@@ -85,8 +93,8 @@ class EntityTableTest {
 
   @Test
   void passivatedEntityHoldsItsMessagesForItsNextIncarnation() {
-    EntityTable t = table(10, false);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, false);
+    start(t, "a", e1);
     assertTrue(t.passivate("a"));
     assertEquals(Status.PASSIVATING, t.status("a"));
     // No longer a target for direct delivery, but still live and still known by its ref.
@@ -101,7 +109,7 @@ class EntityTableTest {
     assertNull(t.status("a"));
     assertNull(t.idOf(e1));
     assertTrue(t.admit("a"));
-    t.started("a", e1Again);
+    start(t, "a", e1Again);
     assertEquals(List.of("m1", "m2", "m3"), t.takeHeld("a"));
     assertEquals(0, t.heldMessages());
     assertSame(e1Again, t.active("a"));
@@ -110,8 +118,8 @@ class EntityTableTest {
 
   @Test
   void passivatingTwiceAsksForOneStop() {
-    EntityTable t = table(10, false);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, false);
+    start(t, "a", e1);
     assertTrue(t.passivate("a"));
     assertFalse(t.passivate("a"));
     assertEquals(Status.PASSIVATING, t.status("a"));
@@ -119,12 +127,12 @@ class EntityTableTest {
 
   @Test
   void aSecondIncarnationIsRefused() {
-    EntityTable t = table(10, false);
-    t.started("a", e1);
-    refused(() -> t.started("a", e1Again), "a", "ACTIVE", "start");
+    EntityTable<ActorRef> t = table(10, false);
+    start(t, "a", e1);
+    refused(() -> t.starting("a"), "a", "ACTIVE", "start");
     // Nor while the first is stopping: that would break single incarnation.
     t.passivate("a");
-    refused(() -> t.started("a", e1Again), "a", "PASSIVATING", "start");
+    refused(() -> t.starting("a"), "a", "PASSIVATING", "start");
     refused(() -> t.admit("a"), "a", "PASSIVATING", "be admitted");
     // The refused steps changed nothing.
     assertEquals(Status.PASSIVATING, t.status("a"));
@@ -134,8 +142,8 @@ class EntityTableTest {
 
   @Test
   void anActiveEntityCannotWait() {
-    EntityTable t = table(10, true);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, true);
+    start(t, "a", e1);
     refused(() -> t.awaitGate("a"), "a", "ACTIVE", "wait for the delivery gate");
     refused(() -> t.awaitLoad("a"), "a", "ACTIVE", "wait for the store to be read");
     refused(() -> t.hold("a", "m"), "a", "ACTIVE", "have a message held");
@@ -148,7 +156,7 @@ class EntityTableTest {
 
   @Test
   void onlyALiveEntityPassivatesOrStops() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     refused(() -> t.passivate("x"), "x", "unknown", "passivate");
     refused(() -> t.terminated("x", false, 0), "x", "unknown", "have stopped");
     t.awaitGate("w");
@@ -159,7 +167,7 @@ class EntityTableTest {
 
   @Test
   void waitingForLoadIsOnlyForAnUnknownEntity() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.awaitLoad("a");
     assertEquals(Wait.LOADING, t.waitingFor("a"));
     refused(() -> t.awaitLoad("a"), "a", "WAITING (LOADING)", "wait for the store to be read");
@@ -167,11 +175,11 @@ class EntityTableTest {
 
   @Test
   void anEntityWaitingForRoomIsNotAdmittedTwice() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     t.limit(1);
     assertFalse(t.startsAtOnce());
     assertTrue(t.admit("a"));
-    t.started("a", e1);
+    start(t, "a", e1);
     assertFalse(t.admit("b"));
     assertEquals(Wait.SLOT, t.waitingFor("b"));
     assertEquals(0, t.roomToKeep());
@@ -180,17 +188,17 @@ class EntityTableTest {
     t.passivate("a");
     t.terminated("a", false, 0);
     assertEquals("b", t.nextForRoom());
-    t.started("b", e2);
+    start(t, "b", e2);
     assertNull(t.nextForRoom());
     assertEquals(List.of(), t.waitingIds(Wait.SLOT));
   }
 
   @Test
   void aShrinkingLimitIsReported() {
-    EntityTable t = table(10, false);
+    EntityTable<ActorRef> t = table(10, false);
     assertTrue(t.limit(2));
-    t.started("a", e1);
-    t.started("b", e2);
+    start(t, "a", e1);
+    start(t, "b", e2);
     assertFalse(t.overLimit());
     assertTrue(t.limit(1));
     assertTrue(t.overLimit());
@@ -199,7 +207,7 @@ class EntityTableTest {
 
   @Test
   void aNewEntityOfARememberingTypeIsWrittenFirst() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     assertFalse(t.startsAtOnce());
     assertTrue(t.hold("a", "m"));
     assertEquals(Arrival.REMEMBER_FIRST, t.arrived("a"));
@@ -208,14 +216,14 @@ class EntityTableTest {
     assertEquals(Arrival.HOLD, t.arrived("a"));
     assertEquals(List.of("a"), t.written(List.of("a", "other")));
     assertTrue(t.admit("a"));
-    t.started("a", e1);
+    start(t, "a", e1);
     assertEquals(List.of("m", "m2"), t.takeHeld("a"));
     assertEquals(List.of(), t.written(List.of("a")));
   }
 
   @Test
   void theStoreReadAdmitsRememberedEntitiesAndQueuesTheRest() {
-    EntityTable t = table(10, true);
+    EntityTable<ActorRef> t = table(10, true);
     t.awaitLoad("known");
     t.awaitLoad("new");
     EntityTable.Loaded loaded = t.loaded(Set.of("known", "r1"));
@@ -229,15 +237,15 @@ class EntityTableTest {
     t.hold("r1", "m");
     assertEquals(Arrival.ADMIT, t.arrived("r1"));
     assertTrue(t.admit("r1"));
-    t.started("r1", e1);
+    start(t, "r1", e1);
     assertFalse(t.recovering());
   }
 
   @Test
   void theHoldLimitIsOverAllEntities() {
-    EntityTable t = table(3, false);
-    t.started("a", e1);
-    t.started("b", e2);
+    EntityTable<ActorRef> t = table(3, false);
+    start(t, "a", e1);
+    start(t, "b", e2);
     t.passivate("a");
     t.passivate("b");
     assertTrue(t.hold("a", 1));
@@ -252,11 +260,71 @@ class EntityTableTest {
   }
 
   @Test
+  void aStartingEntityIsLiveButNotActiveUntilItHasStarted() {
+    EntityTable<ActorRef> t = table(10, false);
+    t.limit(1);
+    assertTrue(t.admit("a"));
+    assertFalse(t.starting("a"));
+    assertEquals(Status.STARTING, t.status("a"));
+    assertNull(t.active("a"));
+    assertEquals(1, t.size());
+    assertEquals(Set.of("a"), t.entityIds());
+    assertFalse(t.allStopped());
+    // Its room is taken: another waits.
+    assertFalse(t.admit("b"));
+    refused(() -> t.starting("a"), "a", "STARTING", "start");
+    assertFalse(t.started("a", e1));
+    assertSame(e1, t.active("a"));
+    assertEquals("a", t.idOf(e1));
+    refused(() -> t.started("a", e1Again), "a", "ACTIVE", "have started");
+    refused(() -> t.notStarted("a"), "a", "ACTIVE", "fail to start");
+  }
+
+  @Test
+  void aStartingEntityChosenToPassivateIsStoppedOnceItHasStarted() {
+    EntityTable<ActorRef> t = table(10, false);
+    t.starting("a");
+    assertTrue(t.passivate("a"), "to be told once started");
+    assertFalse(t.passivate("a"));
+    assertEquals(Status.STARTING, t.status("a"));
+    assertTrue(t.started("a", e1), "tell it to stop now");
+    assertEquals(Status.PASSIVATING, t.status("a"));
+    assertNull(t.active("a"));
+  }
+
+  @Test
+  void aStartThatDidNotHappenLeavesTheEntityUnknownAndFreesItsRoom() {
+    EntityTable<ActorRef> t = table(10, false);
+    t.limit(1);
+    t.starting("a");
+    t.passivate("a");
+    t.notStarted("a");
+    assertNull(t.status("a"));
+    assertEquals(0, t.size());
+    assertTrue(t.admit("b"));
+    t.awaitGate("a");
+    assertEquals(Wait.GATE, t.waitingFor("a"));
+    refused(() -> t.notStarted("a"), "a", "WAITING (GATE)", "fail to start");
+    refused(() -> t.started("a", e1), "a", "WAITING (GATE)", "have started");
+  }
+
+  @Test
+  void aHandOffStopsAStartingEntityOnceItHasStarted() {
+    EntityTable<ActorRef> t = table(10, false);
+    start(t, "active", e2);
+    t.starting("a");
+    EntityTable.HandOffPlan<ActorRef> plan = t.handOff();
+    assertEquals(java.util.Map.of("active", e2), plan.stop(), "nothing to tell a starting entity yet");
+    assertTrue(t.started("a", e1));
+    assertEquals(Status.PASSIVATING, t.status("a"));
+  }
+
+  @Test
   void entityIdsIsASnapshot() {
-    EntityTable t = table(10, false);
-    t.started("a", e1);
+    EntityTable<ActorRef> t = table(10, false);
+    start(t, "a", e1);
     Set<String> ids = t.entityIds();
-    t.started("b", e2);
+    start(t, "b", e2);
     assertEquals(Set.of("a"), ids);
     assertThrows(UnsupportedOperationException.class, () -> ids.add("c"));
   }

@@ -24,8 +24,8 @@ class RecencyTest {
 
   @Test
   void automaticPassivationOffFindsNothingIdleOrBeyondALimit() {
-    Recency.OFF.touch("a");
-    assertEquals(0, Recency.OFF.idle(0).size());
+    Recency.OFF.touch("a", 0);
+    assertEquals(0, Recency.OFF.idle(0, 1).size());
     assertEquals(0, Recency.OFF.beyond(0).size());
   }
 }

@@ -3,10 +3,12 @@ package dev.shardkit.sharding.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.internal.RememberedUpdates.Batch;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -75,27 +77,36 @@ class RememberedUpdatesTest {
   }
 
   @Test
+  void aBatchIteratesInTheOrderItsIdsChanged() {
+    RememberedUpdates u = new RememberedUpdates();
+    List<String> ids = List.of("m", "c", "x", "a", "q", "b", "z", "k");
+    ids.forEach(u::started);
+    u.stopped("y");
+    u.stopped("d");
+    Batch b = u.nextBatch();
+    assertEquals(ids, List.copyOf(b.started()));
+    assertEquals(List.of("y", "d"), List.copyOf(b.stopped()));
+  }
+
+  @Test
   void batchesAreImmutableCopies() {
     Set<String> started = new java.util.HashSet<>(Set.of("a"));
     Batch b = new Batch(started, Set.of());
     started.add("b");
     assertEquals(Set.of("a"), b.started());
     assertEquals(1, b.size());
+    assertThrows(UnsupportedOperationException.class, () -> b.started().add("c"));
+    assertThrows(UnsupportedOperationException.class, () -> b.stopped().add("c"));
   }
 
   @Test
-  void onlyTheWriteInFlightIsRecognisedAsIt() {
-    // A shard that restarted has new updates; the answer to its previous incarnation's batch is not theirs.
-    RememberedUpdates previous = new RememberedUpdates();
-    previous.started("a");
-    Batch old = previous.nextBatch();
+  void theWriteInFlightIsKnown() {
     RememberedUpdates u = new RememberedUpdates();
-    assertFalse(u.inFlight(old));
+    assertThrows(IllegalStateException.class, u::inFlight);
     u.started("a");
     Batch current = u.nextBatch();
-    assertFalse(u.inFlight(old), "an equal batch of another incarnation is not the one in flight");
-    assertTrue(u.inFlight(current));
+    assertSame(current, u.inFlight());
     u.written();
-    assertFalse(u.inFlight(current));
+    assertThrows(IllegalStateException.class, u::inFlight);
   }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,13 +43,24 @@ class ShardCarryOverTest {
     assertEquals(7, first.entityLimit());
     assertEquals(0, first.limitsHeard(), "its share at start is not one it heard");
     assertEquals(0, first.messages());
+    assertEquals(1, first.incarnation());
+  }
+
+  @Test
+  void eachIncarnationHasItsNumberWhetherOrNotTheOneBeforeKeptAnything() {
+    ShardCarryOver carried = new ShardCarryOver(7);
+    assertEquals(1, carried.take().incarnation());
+    // One that failed as it started kept nothing.
+    assertEquals(2, carried.take().incarnation());
+    carried.keep(new ShardCarryOver.Taken(Map.of(), false, 7, 0, 2));
+    assertEquals(3, carried.take().incarnation());
   }
 
   @Test
   void theSharesHeardGoOnCountingAcrossIncarnations() {
     ShardCarryOver carried = new ShardCarryOver(7);
     carried.take();
-    carried.keep(Map.of(), false, 3, 2);
+    carried.keep(new ShardCarryOver.Taken(Map.of(), false, 3, 2, 1));
     ShardCarryOver.Taken next = carried.take();
     assertEquals(3, next.entityLimit());
     assertEquals(2, next.limitsHeard(), "the region counts the shares it told the shard actor, not an incarnation");
@@ -58,9 +68,9 @@ class ShardCarryOverTest {
 
   @Test
   void whatTheTableHeldIsTakenOutOfItInOrderAndHandedOverOnce() {
-    EntityTable table = new EntityTable(100, false, new RestartBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)));
+    EntityTable<ActorRef> table = EntityTableTest.table(100, false);
     // "a" passivates and "b" waits for room: both have messages held.
-    table.started("a", entity);
+    EntityTableTest.start(table, "a", entity);
     table.passivate("a");
     table.hold("a", "a1");
     table.hold("a", "a2");
@@ -70,7 +80,7 @@ class ShardCarryOverTest {
     table.hold("b", "b3");
 
     ShardCarryOver carried = new ShardCarryOver(Integer.MAX_VALUE);
-    carried.keep(table.takeAllHeld(), table.handingOff(), table.limit(), 0);
+    carried.keep(new ShardCarryOver.Taken(table.takeAllHeld(), table.handingOff(), table.limit(), 0, 1));
     assertEquals(0, table.heldMessages(), "the failed incarnation keeps none of them");
 
     ShardCarryOver.Taken taken = carried.take();
@@ -86,12 +96,12 @@ class ShardCarryOverTest {
 
   @Test
   void aShardThatFailsWhileHandingOffGoesOnHandingOff() {
-    EntityTable table = new EntityTable(100, false, new RestartBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)));
-    table.started("a", entity);
+    EntityTable<ActorRef> table = EntityTableTest.table(100, false);
+    EntityTableTest.start(table, "a", entity);
     table.handOff();
     assertTrue(table.handingOff());
     ShardCarryOver carried = new ShardCarryOver(Integer.MAX_VALUE);
-    carried.keep(table.takeAllHeld(), table.handingOff(), table.limit(), 0);
+    carried.keep(new ShardCarryOver.Taken(table.takeAllHeld(), table.handingOff(), table.limit(), 0, 1));
     assertTrue(carried.take().handingOff());
     assertFalse(carried.take().handingOff(), "handed over once");
   }
@@ -101,7 +111,7 @@ class ShardCarryOverTest {
     ShardCarryOver carried = new ShardCarryOver(1);
     Map<String, List<Object>> held = new LinkedHashMap<>();
     held.put("a", new ArrayList<>(List.of("a1")));
-    carried.keep(held, false, 1, 2);
+    carried.keep(new ShardCarryOver.Taken(held, false, 1, 2, 1));
     held.clear();
     assertEquals(List.of("a1"), carried.take().held().get("a"));
   }

@@ -1,0 +1,54 @@
+package dev.shardkit.sharding.internal;
+
+import dev.shardkit.sharding.internal.ShardProtocol.EntitiesLive;
+import dev.shardkit.sharding.internal.ShardProtocol.ShardSnapshot;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * How a shard's effects ({@link ShardEffect}) are carried out: by the shard actor with Pekko, by
+ * shardkit's simulation with its models. Each method is one effect; none decides anything.
+ *
+ * <p>Internal API: public for shardkit's simulation tests; not for applications, and it may change
+ * in any release.
+ *
+ * @param <E> what an entity's incarnation is
+ */
+public interface ShardPorts<E> {
+
+  /**
+   * If the node's delivery gate is open, creates, watches and starts the entity's incarnation and
+   * gives it {@code messages}, in order.
+   *
+   * @return {@link ShardInput.EntityStarted}; {@link ShardInput.EntityStartRefused} with the
+   *     messages if the gate is closed; {@link ShardInput.EntityCreationFailed} with the messages if
+   *     the entity's behavior could not be created
+   */
+  ShardInput<E> startEntity(String entityId, List<Object> messages);
+
+  void tell(E entity, Object message);
+
+  void stop(E entity);
+
+  void rememberLoad(long readId);
+
+  void rememberUpdate(long batchId, Set<String> started, Set<String> stopped);
+
+  void parkOnGate();
+
+  void tellRegion(EntitiesLive live);
+
+  void replySnapshot(ActorRef<Object> to, ShardSnapshot snapshot);
+
+  void startTimer(ShardTimer key, long generation, Duration delay);
+
+  void cancelTimer(ShardTimer key);
+
+  void drop(Object message, String reason);
+
+  void report(ShardNotice notice);
+
+  void stopped();
+}

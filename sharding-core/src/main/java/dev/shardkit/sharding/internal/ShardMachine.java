@@ -125,7 +125,7 @@ public final class ShardMachine<E> implements Machine<ShardInput<E>, ShardEffect
   private final Recency recency;
   private final long idleNanos;
   private final RememberedStore store;
-  private final TimerTable<ShardTimer> timers = new TimerTable<>();
+  private final TimerTable<ShardTimer> timers;
   private final EffectBuffer<ShardEffect<E>> effects = new EffectBuffer<>();
   /** The failed incarnation's messages, until {@link Start} delivers them. */
   private Map<String, List<Object>> carriedOver;
@@ -162,6 +162,9 @@ public final class ShardMachine<E> implements Machine<ShardInput<E>, ShardEffect
     this.carriedOver = taken.held();
     this.carriedHandOff = taken.handingOff();
     this.incarnation = taken.incarnation();
+    // The actor and its mailbox outlive an incarnation that failed: a firing the one before
+    // started may still be on its way, and must not be taken for this one's.
+    this.timers = new TimerTable<>(taken.incarnation());
     this.limitsHeard = taken.limitsHeard();
     this.storeRead = !cfg.remembering();
   }

@@ -19,6 +19,27 @@ public final class TimerTable<K> {
   private final Map<K, Long> running = new LinkedHashMap<>();
   private long generations;
 
+  /** A table for a machine that has no incarnations before it. */
+  public TimerTable() {
+    this(0);
+  }
+
+  /**
+   * A table for one incarnation of a machine that is made anew after a failure while its actor
+   * (and so its mailbox and the timer firings on their way in it) stays. Its generations start
+   * above every generation of the incarnations before it, so a firing of a timer an earlier
+   * incarnation started is never taken for one of this incarnation's.
+   *
+   * @param incarnation how many incarnations came before this one (at least 0, below 2^31)
+   * @throws IllegalArgumentException if {@code incarnation} is negative or 2^31 or more
+   */
+  public TimerTable(long incarnation) {
+    if (incarnation < 0 || incarnation > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("incarnation must be in [0, 2^31), was " + incarnation);
+    }
+    this.generations = incarnation << 32;
+  }
+
   /**
    * Starts (or restarts) the timer of {@code key}.
    *

@@ -596,6 +596,24 @@ class ShardMachineTest {
   }
 
   @Test
+  void aTimerTheFailedIncarnationStartedIsNotTakenForOneOfTheNext() {
+    ShardConfig cfg = config(false, Optional.of(Duration.ofSeconds(1)), true, 0);
+    ShardCarryOver carried = new ShardCarryOver(Integer.MAX_VALUE);
+    Run failed = new Run(cfg, carried.take());
+    StartTimer<Ent> stale = timer(failed.in(new Start<>()), ShardTimer.IDLE);
+    carried.keep(failed.m.carryOver(List.of()));
+    // The actor (and its mailbox, where the failed incarnation's check may still wait) stays.
+    Run next = new Run(cfg, carried.take());
+    StartTimer<Ent> current = timer(next.in(new Start<>()), ShardTimer.IDLE);
+    next.deliverAndStart("a", "a1", 1);
+    assertEquals(List.of(), next.at(1200 * MS, new TimerFired<>(ShardTimer.IDLE, stale.generation())),
+        "the failed incarnation's check, on its way as it failed");
+    List<ShardEffect<Ent>> check = next.at(1200 * MS, new TimerFired<>(ShardTimer.IDLE, current.generation()));
+    assertEquals(List.of(new StopEntity<>(ent("a", 1)), timer(check, ShardTimer.IDLE)), check,
+        "its own check passivates the idle entity");
+  }
+
+  @Test
   void aShardThatFailedWhileHandingOffGoesOnHandingOff() {
     Map<String, List<Object>> held = new LinkedHashMap<>();
     held.put("a", List.of("a1"));

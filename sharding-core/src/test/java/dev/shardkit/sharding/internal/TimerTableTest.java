@@ -56,6 +56,23 @@ class TimerTableTest {
   }
 
   @Test
+  void aLaterIncarnationsTimersAreNeverTakenForAnEarlierOnes() {
+    TimerTable<Key> first = new TimerTable<>(0);
+    long stale = 0;
+    for (int i = 0; i < 1_000; i++) {
+      stale = first.start(Key.RETRY);
+    }
+    TimerTable<Key> second = new TimerTable<>(1);
+    long current = second.start(Key.RETRY);
+    assertTrue(current > stale);
+    assertFalse(second.fired(Key.RETRY, stale), "a firing the earlier incarnation started");
+    assertTrue(second.fired(Key.RETRY, current));
+    assertEquals(new TimerTable<Key>().start(Key.RETRY), new TimerTable<Key>(0).start(Key.RETRY));
+    assertThrows(IllegalArgumentException.class, () -> new TimerTable<Key>(-1));
+    assertThrows(IllegalArgumentException.class, () -> new TimerTable<Key>(1L << 31));
+  }
+
+  @Test
   void anEffectBufferIsAReusedReadOnlyView() {
     EffectBuffer<String> buffer = new EffectBuffer<>();
     List<String> view = buffer.view();

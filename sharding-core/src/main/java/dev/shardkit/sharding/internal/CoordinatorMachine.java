@@ -679,6 +679,12 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
     ActorRef<Object> chosen = placement.chooseHome(view(), get.shardId(), get.region(), null);
     if (chosen != null) {
       store.persist(List.of(new ShardHomeAllocated(get.shardId(), chosen)), () -> {
+        if (!chosen.equals(stored().shards().get(get.shardId()))) {
+          // A later decision in the same write replaced this one (the chosen region was gone
+          // meanwhile): no region hears of a home the store does not hold; the region asks again
+          // on its retry tick, if the later decision did not answer it already.
+          return;
+        }
         ShardHome answer = new ShardHome(get.shardId(), chosen, term);
         // The new home hears it too, so it starts the shard before the first forwarded message.
         if (!chosen.equals(get.region())) {

@@ -47,7 +47,8 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
   private static final Duration MARGIN = Duration.ofSeconds(4);
 
   /** What a run of a seed came to. */
-  record Result(SimScenario scenario, long steps, long hash, long simulatedMs, SimViolation violation, String trace) {}
+  record Result(SimScenario scenario, long steps, long hash, long simulatedMs, int superseded, SimViolation violation,
+      String trace) {}
 
   private final SimScenario scenario;
   private final SimClock clock = new SimClock();
@@ -78,9 +79,20 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
     this.rng = new SimRng(scenario.seed());
     this.trace = new SimTrace(deepHash ? 20_000 : 300, deepHash);
     this.membership = new SimMembership(scheduler, rng, MARGIN.toNanos());
-    this.network = new SimNetwork(scheduler, rng, membership::connected);
-    this.store = new SimCoordinatorStore(scheduler, rng, n -> membership.alive(n) && !membership.cutOff(n),
-        scenario.lostReplies());
+    this.network = new SimNetwork(scheduler, rng, new SimNetwork.Reach() {
+      @Override
+      public boolean connected(int from, int to) {
+        return membership.connected(from, to);
+      }
+
+      @Override
+      public void whenRunning(int n, Runnable delivery) {
+        membership.whenRunning(n, delivery);
+      }
+    });
+    this.store = new SimCoordinatorStore(scheduler, rng,
+        n -> membership.alive(n) && (scenario.storeOutsideCluster() || !membership.cutOff(n)
+            && membership.status(n) != null && membership.status(n) != MemberStatus.down()), scenario.lostReplies());
     membership.listener(this);
     long last = scenario.lastActionEndMs();
     this.trafficEnd = (last + 15_000) * MS;
@@ -88,7 +100,11 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
   }
 
   static Result run(long seed, boolean deepHash) {
-    return new CoordinatorOnlySim(SimScenario.generate(seed), deepHash).run();
+    return run(seed, Boolean.getBoolean("sim.zombies"), deepHash);
+  }
+
+  static Result run(long seed, boolean zombies, boolean deepHash) {
+    return new CoordinatorOnlySim(SimScenario.generate(seed, zombies), deepHash).run();
   }
 
   Result run() {
@@ -104,9 +120,9 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
         // each step checks what it touched
       }
       checkLiveness();
-      return new Result(scenario, trace.steps(), trace.hash(), now() / MS, null, null);
+      return new Result(scenario, trace.steps(), trace.hash(), now() / MS, superseded, null, null);
     } catch (SimViolation v) {
-      return new Result(scenario, trace.steps(), trace.hash(), now() / MS, v, trace.last(Integer.getInteger("sim.traceSteps", 120)));
+      return new Result(scenario, trace.steps(), trace.hash(), now() / MS, superseded, v, trace.last(Integer.getInteger("sim.traceSteps", 120)));
     }
   }
 
@@ -121,13 +137,13 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
       }
       case CRASH -> {
         int n = target(action.onCoordinator());
-        if (n >= 0 && membership.calm() && membership.healthyMajorityAfter(1)) {
+        if (n >= 0 && membership.noFailure() && membership.healthyMajorityAfter(1)) {
           membership.crash(n);
         }
       }
       case PARTITION -> {
         int n = target(action.onCoordinator());
-        if (n >= 0 && membership.calm() && membership.healthyMajorityAfter(action.size())) {
+        if (n >= 0 && membership.noFailure() && membership.healthyMajorityAfter(action.size())) {
           Set<Integer> cut = new TreeSet<>();
           cut.add(n);
           for (int other : membership.healthyUp()) {
@@ -140,8 +156,14 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
       }
       case LEAVE -> {
         int n = target(action.onCoordinator());
-        if (n >= 0 && membership.calm() && membership.healthyMajorityAfter(1)) {
+        if (n >= 0 && membership.noFailure() && membership.healthyMajorityAfter(1)) {
           membership.leave(n);
+        }
+      }
+      case FREEZE -> {
+        int n = target(action.onCoordinator());
+        if (n >= 0 && membership.noFailure() && membership.healthyMajorityAfter(1)) {
+          membership.freeze(n, action.durationMs() * MS);
         }
       }
       case STORE_OUTAGE -> store.outage(action.durationMs() * MS);
@@ -178,7 +200,7 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
       return;
     }
     region.tick();
-    scheduler.after(1000 * MS, () -> tick(region));
+    scheduler.after(1000 * MS, () -> membership.whenRunning(region.node, () -> tick(region)));
   }
 
   // ---- the singleton
@@ -359,9 +381,11 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
 
   /** A store answer or a timer, on the coordinator's own node. */
   void toCoordinatorHost(SimCoordinatorHost host, CoordinatorInput input) {
-    if (!host.stopped && membership.alive(host.node)) {
-      host.handle(input);
-    }
+    membership.whenRunning(host.node, () -> {
+      if (!host.stopped && membership.alive(host.node)) {
+        host.handle(input);
+      }
+    });
   }
 
   /** The announcement's {@code Identify}: node {@code to} answers whether it has a region. */
@@ -432,12 +456,23 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
 
   void started(SimStubRegion region, String shardId) {
     trace.step(now(), region.node, "shard started", shardId, List.of());
+    // A node that was paused, or that the cluster has downed, may still run the shard until it
+    // notices: its entities are stopped by the delivery gate, which is not part of this simulation.
+    if (!inCluster(region.node)) {
+      return;
+    }
     SimStubRegion other = runningShards.get(shardId);
-    if (other != null && other != region && !other.stopped && membership.alive(other.node)) {
+    if (other != null && other != region && !other.stopped && inCluster(other.node)) {
       throw new SimViolation("I2 one running copy of a shard",
           "shard " + shardId + " started in " + region.ref + " while it runs in " + other.ref);
     }
     runningShards.put(shardId, region);
+  }
+
+  /** Alive, running, and neither downed nor removed. */
+  private boolean inCluster(int n) {
+    MemberStatus status = membership.status(n);
+    return membership.alive(n) && membership.thawAt(n) < 0 && status != null && status != MemberStatus.down();
   }
 
   void stoppedShard(SimStubRegion region, String shardId) {
@@ -510,6 +545,29 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
         }
       }
     }
+  }
+
+  // ---- what the seeds exercised
+
+  /** How often each kind of coordinator notice was reported, over every seed run in this JVM. */
+  private static final Map<String, java.util.concurrent.atomic.LongAdder> NOTICES =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private int superseded;
+
+  void noticed(Object notice) {
+    if (notice instanceof dev.shardkit.sharding.internal.CoordinatorNotice.Superseded) {
+      superseded++;
+    }
+    NOTICES.computeIfAbsent(notice.getClass().getSimpleName(), k -> new java.util.concurrent.atomic.LongAdder())
+        .increment();
+  }
+
+  /** The notices' counts, by kind, sorted by name. */
+  static String noticeCounts() {
+    StringBuilder b = new StringBuilder();
+    new TreeMap<>(NOTICES).forEach((kind, count) -> b.append(kind).append('=').append(count.sum()).append(' '));
+    return b.toString().trim();
   }
 
   // ---- helpers

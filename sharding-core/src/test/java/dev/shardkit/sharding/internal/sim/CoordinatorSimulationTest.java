@@ -21,12 +21,36 @@ import org.junit.jupiter.api.Test;
  */
 class CoordinatorSimulationTest {
 
-  /** Seeds that found bugs in the coordinator (or in the model), run every time. */
+  /** Seeds that found bugs in the coordinator, run every time. */
   static final long[] REGRESSION_SEEDS = {
     // A home replaced within one batched write was announced at both homes (store outage, a
     // region's node leaves, the shard asked for again meanwhile): fixed in CoordinatorMachine.
     1883050295175716566L,
   };
+
+  /**
+   * Seeds, with frozen coordinators thawing after their node was removed ({@code sim.zombies}),
+   * in which a write is refused as superseded and the cluster still ends well: the coordinator's
+   * reload at a new term, run every time (the budgeted seeds leave such zombies out, see
+   * {@link #KNOWN_FINDINGS}).
+   */
+  static final long[] SUPERSEDED_SEEDS = {114, 209, 821};
+
+  /**
+   * Seeds that show a problem not fixed yet, replayed with the settings named (not run in CI):
+   *
+   * <ul>
+   *   <li>1883050802096648258 with {@code -Dsim.zombies=true}: the coordinator's node is frozen
+   *       until it is downed and removed, a successor takes over (term 3), and the store is a
+   *       database outside the cluster. Thawed, the old coordinator handles its backlog before it
+   *       learns it was removed: its write is refused as superseded, so it loads again, at term 4,
+   *       and writes its stale view (its own dead region registered with its shards, the region
+   *       of a node that joined meanwhile forgotten) before it shuts down. The successor, idle,
+   *       writes nothing and so does not learn it was superseded: the store keeps homes at a
+   *       dead region while the regions act on the successor's homes (I10).</li>
+   * </ul>
+   */
+  static final String[] KNOWN_FINDINGS = {"1883050802096648258 -Dsim.zombies=true"};
 
   @Test
   void seedsWithinTheBudget() throws Exception {
@@ -68,6 +92,7 @@ class CoordinatorSimulationTest {
     pool.shutdown();
     double seconds = (System.nanoTime() - started) / 1e9;
     System.out.printf("%d seeds in %.1f s (%d steps)%n", done.get(), seconds, steps.get());
+    System.out.println("coordinator notices: " + CoordinatorOnlySim.noticeCounts());
     CoordinatorOnlySim.Result result = failed.get();
     if (result != null) {
       fail(report(result));
@@ -78,10 +103,22 @@ class CoordinatorSimulationTest {
   @Test
   void regressionSeeds() {
     for (long seed : REGRESSION_SEEDS) {
-      CoordinatorOnlySim.Result result = CoordinatorOnlySim.run(seed, false);
+      CoordinatorOnlySim.Result result = CoordinatorOnlySim.run(seed, false, false);
       if (result.violation() != null) {
         fail(report(result));
       }
+    }
+  }
+
+  @Test
+  void supersededWritesLoadAgain() {
+    for (long seed : SUPERSEDED_SEEDS) {
+      CoordinatorOnlySim.Result result = CoordinatorOnlySim.run(seed, true, false);
+      if (result.violation() != null) {
+        fail(report(result));
+      }
+      assertTrue(result.superseded() > 0, "seed " + seed + " no longer has a write refused as superseded: "
+          + "the models changed; pick another seed with -Dsim.zombies=true");
     }
   }
 
@@ -98,7 +135,8 @@ class CoordinatorSimulationTest {
     return "seed " + result.scenario().seed() + " broke " + result.violation().invariant() + "\n"
         + result.violation().getMessage() + "\nscenario: " + result.scenario() + "\nat " + result.simulatedMs()
         + " ms simulated, step " + result.steps() + "; the last steps:\n" + result.trace()
-        + "replay: mvn -pl sharding-core test -Dtest=CoordinatorSimulationTest -Dsim.seed=" + result.scenario().seed();
+        + "replay: mvn -pl sharding-core test -Dtest=CoordinatorSimulationTest -Dsim.seed=" + result.scenario().seed()
+        + (Boolean.getBoolean("sim.zombies") ? " -Dsim.zombies=true" : "");
   }
 
   static long budgetNanos(String text) {

@@ -176,7 +176,8 @@ final class SimCoordinatorHost implements CoordinatorPorts {
 
   @Override
   public void report(CoordinatorNotice notice) {
-    // The notice is in the trace, with the effects it came with.
+    // The notice is in the trace, with the effects it came with; only its kind is counted.
+    sim.noticed(notice);
   }
 
   @Override

@@ -58,6 +58,8 @@ final class SimMembership {
   private final Map<Integer, View> views = new HashMap<>();
   private final Set<Integer> minority = new TreeSet<>();
   private final Set<Integer> alive = new TreeSet<>();
+  /** Frozen nodes (a long pause: the process runs nothing), with when each thaws; looked up only. */
+  private final Map<Integer, Long> frozenUntil = new HashMap<>();
   private int nextNode;
   private int upNumbers;
 
@@ -139,6 +141,42 @@ final class SimMembership {
     scheduler.after(rng.millis("fd.detect", 2000, 4000), () -> detect(Set.of(n)));
   }
 
+  /**
+   * Node {@code n} runs nothing for {@code nanos} (a long pause): what reaches it waits, and the
+   * others see it unreachable and, if it stays so for {@code stable-after}, down it; it learns that
+   * when it thaws, and downs itself a little later.
+   */
+  void freeze(int n, long nanos) {
+    long thaw = scheduler.now() + nanos;
+    frozenUntil.put(n, thaw);
+    scheduler.after(rng.millis("fd.detect", 2000, 4000), () -> detect(Set.of(n)));
+    scheduler.at(thaw, () -> {
+      frozenUntil.remove(n);
+      scheduler.after(rng.millis("fd.reachable", 500, 1500), () -> {
+        ClusterChange.Node member = truth.get(n);
+        if (member != null && member.status() != MemberStatus.down() && unreachable.remove(n)) {
+          gossip();
+        }
+      });
+    });
+  }
+
+  /** When node {@code n} thaws; -1 if it is not frozen. */
+  long thawAt(int n) {
+    Long thaw = frozenUntil.get(n);
+    return thaw == null ? -1 : thaw;
+  }
+
+  /** Runs {@code action} now, or when node {@code n} thaws if it is frozen: a frozen node handles nothing. */
+  void whenRunning(int n, Runnable action) {
+    long thaw = thawAt(n);
+    if (thaw < 0) {
+      action.run();
+    } else {
+      scheduler.at(thaw, () -> whenRunning(n, action));
+    }
+  }
+
   /** The nodes {@code cut} lose contact with the others for {@code nanos}. */
   void partition(Set<Integer> cut, long nanos) {
     minority.addAll(cut);
@@ -182,7 +220,8 @@ final class SimMembership {
     boolean changed = false;
     for (int s : new TreeSet<>(subjects)) {
       ClusterChange.Node member = truth.get(s);
-      if (member != null && member.status() != MemberStatus.down() && (!alive.contains(s) || minority.contains(s))) {
+      if (member != null && member.status() != MemberStatus.down()
+          && (!alive.contains(s) || minority.contains(s) || frozenUntil.containsKey(s))) {
         changed |= unreachable.add(s);
       }
     }
@@ -201,7 +240,10 @@ final class SimMembership {
         truth.put(s, with(member, MemberStatus.down()));
         changed = true;
         if (alive.contains(s)) {
-          scheduler.after(rng.millis("sbr.selfdown", 0, 1000), () -> {
+          // A frozen node learns it was downed once it thaws, and takes a while to shut down.
+          long at = frozenUntil.containsKey(s) ? frozenUntil.get(s) + rng.millis("sbr.thawed", 200, 2000)
+              : scheduler.now() + rng.millis("sbr.selfdown", 0, 1000);
+          scheduler.at(at, () -> {
             if (alive.remove(s)) {
               listener.ended(s);
             }
@@ -265,17 +307,18 @@ final class SimMembership {
   /** Each node the leader reaches catches up with the truth after a gossip delay. */
   private void gossip() {
     for (int n : alive) {
-      if (minority.contains(n)) {
+      // A removed node is quarantined: it hears nothing more (it downs itself).
+      if (minority.contains(n) || !truth.containsKey(n)) {
         continue;
       }
       View view = views.get(n);
       long at = Math.max(scheduler.now() + rng.millis("gossip", 50, 1200), view.lastGossip);
       view.lastGossip = at;
-      scheduler.at(at, () -> {
-        if (alive.contains(n) && !minority.contains(n)) {
+      scheduler.at(at, () -> whenRunning(n, () -> {
+        if (alive.contains(n) && !minority.contains(n) && truth.containsKey(n)) {
           sync(n);
         }
-      });
+      }));
     }
   }
 
@@ -319,9 +362,14 @@ final class SimMembership {
     return alive;
   }
 
-  /** Whether a message passes between the two nodes (both alive, same side of any partition). */
+  /**
+   * Whether a message passes between the two nodes: both alive, on the same side of any
+   * partition, and neither has seen the other removed (a node quarantines what it removed, both
+   * ways).
+   */
   boolean connected(int from, int to) {
-    return alive.contains(from) && alive.contains(to) && minority.contains(from) == minority.contains(to);
+    return alive.contains(from) && alive.contains(to) && minority.contains(from) == minority.contains(to)
+        && !views.get(to).removed.contains(from) && !views.get(from).removed.contains(to);
   }
 
   boolean cutOff(int n) {
@@ -364,13 +412,29 @@ final class SimMembership {
 
   /** Whether every member is reachable and none is joining, leaving, down or cut off: nothing is going on. */
   boolean calm() {
-    if (!unreachable.isEmpty() || !minority.isEmpty()) {
+    if (!unreachable.isEmpty() || !minority.isEmpty() || !frozenUntil.isEmpty()) {
       return false;
     }
     for (ClusterChange.Node member : truth.values()) {
       if (member.status() != MemberStatus.up()) {
         return false;
       }
+    }
+    for (int n : truth.keySet()) {
+      if (!alive.contains(n)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether no failure is in progress: every member is alive and reachable and no partition is
+   * on (joins and leaves may be).
+   */
+  boolean noFailure() {
+    if (!unreachable.isEmpty() || !minority.isEmpty() || !frozenUntil.isEmpty()) {
+      return false;
     }
     for (int n : truth.keySet()) {
       if (!alive.contains(n)) {
@@ -391,7 +455,7 @@ final class SimMembership {
     for (Map.Entry<Integer, ClusterChange.Node> e : truth.entrySet()) {
       int n = e.getKey();
       if (e.getValue().status() == MemberStatus.up() && alive.contains(n) && !unreachable.contains(n)
-          && !minority.contains(n)) {
+          && !minority.contains(n) && !frozenUntil.containsKey(n)) {
         healthy++;
       }
     }
@@ -402,7 +466,8 @@ final class SimMembership {
   List<Integer> healthyUp() {
     List<Integer> up = new ArrayList<>();
     truth.forEach((n, member) -> {
-      if (member.status() == MemberStatus.up() && alive.contains(n) && !minority.contains(n) && !unreachable.contains(n)) {
+      if (member.status() == MemberStatus.up() && alive.contains(n) && !minority.contains(n) && !unreachable.contains(n)
+          && !frozenUntil.containsKey(n)) {
         up.add(n);
       }
     });

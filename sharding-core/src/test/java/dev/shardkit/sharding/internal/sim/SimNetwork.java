@@ -12,6 +12,9 @@ final class SimNetwork {
   /** Whether a message can pass from one node to another now. */
   interface Reach {
     boolean connected(int from, int to);
+
+    /** Runs {@code delivery} now, or once node {@code n} runs again if it is paused. */
+    void whenRunning(int n, Runnable delivery);
   }
 
   static final int MAX_NODES = 64;
@@ -50,7 +53,7 @@ final class SimNetwork {
     lastArrival[channel] = arrival;
     scheduler.at(arrival, () -> {
       if (reach.connected(from, to)) {
-        deliver.run();
+        reach.whenRunning(to, deliver);
       } else {
         lost++;
       }

@@ -9,9 +9,10 @@ import java.util.List;
  * make regions unbalanced). Made from the seed alone; prints as one line.
  */
 record SimScenario(long seed, int nodes, int knownShards, int askedShards, boolean tellsHomes, int rebalanceThreshold,
-    long rebalanceIntervalMs, double trafficRate, double lostReplies, List<Action> actions) {
+    long rebalanceIntervalMs, double trafficRate, double lostReplies, boolean storeOutsideCluster,
+    List<Action> actions) {
 
-  enum Kind { CRASH, PARTITION, LEAVE, JOIN, STORE_OUTAGE, BURST }
+  enum Kind { CRASH, PARTITION, LEAVE, JOIN, STORE_OUTAGE, BURST, FREEZE }
 
   /**
    * @param atMs when, from the start
@@ -27,8 +28,13 @@ record SimScenario(long seed, int nodes, int knownShards, int askedShards, boole
     }
   }
 
-  /** The scenario of {@code seed}: 3–7 nodes, 0–6 actions within the first 30 s. */
-  static SimScenario generate(long seed) {
+  /**
+   * The scenario of {@code seed}: 3–7 nodes, 0–6 actions within the first 30 s. With a store
+   * outside the cluster, a node is frozen for less than it takes to down it unless
+   * {@code zombies}: a coordinator that thaws after its node was removed can still write to such
+   * a store, and does (see {@code CoordinatorSimulationTest.KNOWN_FINDINGS}).
+   */
+  static SimScenario generate(long seed, boolean zombies) {
     SimRng rng = new SimRng(seed);
     String s = "scenario";
     int roll = rng.between(s, 0, 9);
@@ -41,6 +47,8 @@ record SimScenario(long seed, int nodes, int knownShards, int askedShards, boole
     long interval = rng.between(s, 1, 4) * 1000L;
     double rate = 0.2 + rng.stream(s).nextDouble() * 0.6;
     double lost = rng.chance(s, 0.3) ? 0.05 : 0;
+    // A database outside the cluster answers both sides of a partition; a replicated store only the majority.
+    boolean outside = rng.chance(s, 0.5);
     int count = rng.between(s, 0, 6);
     List<Action> actions = new ArrayList<>();
     long at = 2000;
@@ -53,11 +61,12 @@ record SimScenario(long seed, int nodes, int knownShards, int askedShards, boole
         case PARTITION -> rng.between(s, 500, 15_000);
         case STORE_OUTAGE -> rng.between(s, 300, 12_000);
         case BURST -> rng.between(s, 1000, 8000);
+        case FREEZE -> outside && !zombies ? rng.between(s, 1000, 5000) : rng.between(s, 1000, 15_000);
         default -> 0;
       };
       actions.add(new Action(at, kind, onCoordinator, size, duration));
     }
-    return new SimScenario(seed, nodes, knownShards, asked, tellsHomes, threshold, interval, rate, lost,
+    return new SimScenario(seed, nodes, knownShards, asked, tellsHomes, threshold, interval, rate, lost, outside,
         List.copyOf(actions));
   }
 

@@ -1,6 +1,12 @@
 package dev.shardkit.sharding.internal.sim;
 
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * What the simulation did, step by step: the last steps (time, node, what happened, the input and
@@ -33,9 +39,9 @@ final class SimTrace {
     hash = 31 * hash + node;
     hash = 31 * hash + what.hashCode();
     if (deepHash) {
-      hash = 31 * hash + String.valueOf(input).hashCode();
+      hash = 31 * hash + canonical(input).hashCode();
       for (Object e : effects) {
-        hash = 31 * hash + String.valueOf(e).hashCode();
+        hash = 31 * hash + canonical(e).hashCode();
       }
     } else {
       hash = 31 * hash + (input == null ? 0 : input.getClass().getName().hashCode());
@@ -43,6 +49,41 @@ final class SimTrace {
         hash = 31 * hash + e.getClass().getName().hashCode();
       }
     }
+  }
+
+  /**
+   * A value printed so that it prints alike in every JVM: records component by component, sets
+   * and maps sorted (a {@code Set.copyOf} in a message iterates in an order each JVM salts).
+   */
+  static String canonical(Object value) {
+    if (value instanceof Record record) {
+      StringBuilder b = new StringBuilder(record.getClass().getSimpleName()).append('[');
+      for (RecordComponent c : record.getClass().getRecordComponents()) {
+        try {
+          Method accessor = c.getAccessor();
+          accessor.setAccessible(true);
+          b.append(c.getName()).append('=').append(canonical(accessor.invoke(record))).append(' ');
+        } catch (ReflectiveOperationException | RuntimeException e) {
+          b.append(c.getName()).append("=? ");
+        }
+      }
+      return b.append(']').toString();
+    } else if (value instanceof Set<?> set) {
+      List<String> items = new ArrayList<>();
+      set.forEach(item -> items.add(canonical(item)));
+      Collections.sort(items);
+      return items.toString();
+    } else if (value instanceof Map<?, ?> map) {
+      List<String> items = new ArrayList<>();
+      map.forEach((k, v) -> items.add(canonical(k) + "=" + canonical(v)));
+      Collections.sort(items);
+      return items.toString();
+    } else if (value instanceof List<?> list) {
+      List<String> items = new ArrayList<>();
+      list.forEach(item -> items.add(canonical(item)));
+      return items.toString();
+    }
+    return String.valueOf(value);
   }
 
   long hash() {

@@ -22,7 +22,7 @@ import org.apache.pekko.actor.Address;
  * @param self this node's address, the address of local references
  * @param storeDescription the store, as the start notice names it
  */
-record CoordinatorConfig(String typeName, Optional<String> role, ShardAllocationStrategy strategy, int knownShards,
+public record CoordinatorConfig(String typeName, Optional<String> role, ShardAllocationStrategy strategy, int knownShards,
     ShardIdBounds shardIdBounds, boolean remembersEntities, boolean tellsHomes, Duration settleTimeout,
     Duration rebalanceInterval, Duration handOffTimeout, Duration removalMargin, int stashCapacity,
     int pendingAnswersLimit, Address self, String storeDescription) {

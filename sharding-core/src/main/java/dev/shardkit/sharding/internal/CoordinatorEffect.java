@@ -15,7 +15,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * effect does not compile until {@link CoordinatorPorts} has a method for it, which both the actor
  * and the simulation must then implement.
  */
-sealed interface CoordinatorEffect {
+public sealed interface CoordinatorEffect {
 
   /** Carries this effect out. */
   void applyTo(CoordinatorPorts ports);

@@ -163,7 +163,11 @@ final class CoordinatorHandOffs {
     store.persist(moved.events(), () -> {
       Set<ActorRef<Object>> asked = tracker.ended(shardId);
       Set<ActorRef<Object>> toldNewHome = HandOffAudience.toldNewHome(registered(), tracker.shuttingDown(), asked);
-      if (next != null && unstarted) {
+      if (next != null && !next.equals(writes().stored().shards().get(shardId))) {
+        // A later decision in the same write replaced the next home (it was gone meanwhile): no
+        // region hears of a home the store does not hold; those who asked get what it holds.
+        askAgain(shardId, asked);
+      } else if (next != null && unstarted) {
         // Nobody started it: its new home starts it on its first message, as one told up front.
         ShardHomes told = new ShardHomes(Map.of(shardId, next), term);
         toldNewHome.forEach(r -> out.send(r, told));

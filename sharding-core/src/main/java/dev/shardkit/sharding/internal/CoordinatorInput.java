@@ -12,7 +12,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * answers, as values. A store's answer names the call it answers ({@code attempt}, {@code writeId},
  * {@code readId}), so one meant for an earlier incarnation is known as such. Local only.
  */
-sealed interface CoordinatorInput extends NoSerializationVerificationNeeded {
+public sealed interface CoordinatorInput extends NoSerializationVerificationNeeded {
 
   /** The incarnation begins: it loads its state. */
   record Start() implements CoordinatorInput {}

@@ -67,10 +67,10 @@ import org.apache.pekko.cluster.MemberStatus;
  * ids of the calls they answer; ids start from its incarnation, so an answer to an earlier
  * incarnation's call is never taken for one of its own. Not thread-safe.
  */
-final class CoordinatorMachine implements Machine<CoordinatorInput, CoordinatorEffect> {
+public final class CoordinatorMachine implements Machine<CoordinatorInput, CoordinatorEffect> {
 
   /** Where the coordinator is in its life. */
-  enum Phase {
+  public enum Phase {
     /** Reading its state from the store; requests wait. */
     LOADING,
     /** Loaded; waiting for every hosting node's region before it places shards. */
@@ -129,7 +129,7 @@ final class CoordinatorMachine implements Machine<CoordinatorInput, CoordinatorE
    * @param members the membership as the coordinator's actor heard it so far; kept up to date by
    *     the {@link Membership} inputs
    */
-  CoordinatorMachine(CoordinatorConfig config, ActorRef<Object> self, long incarnation, IntSupplier handOffIds,
+  public CoordinatorMachine(CoordinatorConfig config, ActorRef<Object> self, long incarnation, IntSupplier handOffIds,
       MembersFold members) {
     this.config = config;
     this.self = self;
@@ -151,22 +151,22 @@ final class CoordinatorMachine implements Machine<CoordinatorInput, CoordinatorE
 
   // ---- queries, for tests and the simulation
 
-  Phase phase() {
+  public Phase phase() {
     return phase;
   }
 
   /** The term of the state loaded; 0 before. */
-  long term() {
+  public long term() {
     return term;
   }
 
   /** The state with every decision taken so far; null before it is loaded. */
-  CoordinatorState decided() {
+  public CoordinatorState decided() {
     return store == null ? null : store.writes().decided();
   }
 
   /** The state the store confirmed; null before it is loaded. */
-  CoordinatorState stored() {
+  public CoordinatorState stored() {
     return store == null ? null : store.writes().stored();
   }
 
@@ -679,6 +679,12 @@ final class CoordinatorMachine implements Machine<CoordinatorInput, CoordinatorE
     ActorRef<Object> chosen = placement.chooseHome(view(), get.shardId(), get.region(), null);
     if (chosen != null) {
       store.persist(List.of(new ShardHomeAllocated(get.shardId(), chosen)), () -> {
+        if (!chosen.equals(stored().shards().get(get.shardId()))) {
+          // A later decision in the same write replaced this one (the chosen region was gone
+          // meanwhile): no region hears of a home the store does not hold; the region asks again
+          // on its retry tick, if the later decision did not answer it already.
+          return;
+        }
         ShardHome answer = new ShardHome(get.shardId(), chosen, term);
         // The new home hears it too, so it starts the shard before the first forwarded message.
         if (!chosen.equals(get.region())) {

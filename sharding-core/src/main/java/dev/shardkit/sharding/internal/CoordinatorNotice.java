@@ -13,7 +13,7 @@ import org.slf4j.event.Level;
  * {@link #render}s (tests and the benchmarks wait for some of these texts, so they stay as they
  * are), and a telemetry port may map them to events instead.
  */
-sealed interface CoordinatorNotice {
+public sealed interface CoordinatorNotice {
 
   Level level();
 

@@ -15,7 +15,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * says; none decides anything or calls back into the machine, whose answers (a store's, a timer's)
  * come back as inputs.
  */
-interface CoordinatorPorts {
+public interface CoordinatorPorts {
   void send(ActorRef<Object> to, ShardingProtocol message);
 
   /** Tells the region on each node {@code hello}, and asks each node whether it has a region. */

@@ -3,7 +3,7 @@ package dev.shardkit.sharding.internal;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /** The coordinator machine's timers, as keys of its {@link TimerTable}. */
-sealed interface CoordinatorTimer {
+public sealed interface CoordinatorTimer {
 
   /** Settling gives up waiting for every hosting node's region. */
   record SettleTimeout() implements CoordinatorTimer {}

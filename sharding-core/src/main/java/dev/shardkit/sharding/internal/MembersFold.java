@@ -19,7 +19,7 @@ import org.apache.pekko.cluster.UniqueAddress;
  * the coordinator's decisions read is built only when the membership changed since the last one.
  * Owned by one machine; not thread-safe. Iterates in insertion order only.
  */
-final class MembersFold {
+public final class MembersFold {
   private final Address self;
   private final Map<UniqueAddress, ClusterChange.Node> members = new LinkedHashMap<>();
   private final Set<UniqueAddress> unreachable = new LinkedHashSet<>();
@@ -27,7 +27,7 @@ final class MembersFold {
   private MemberSnapshot snapshot;
 
   /** @param self this node's address, the address of local references */
-  MembersFold(Address self) {
+  public MembersFold(Address self) {
     this.self = self;
   }
 

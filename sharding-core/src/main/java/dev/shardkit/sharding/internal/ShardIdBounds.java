@@ -26,7 +26,7 @@ import java.util.Optional;
  * @param oddKnownId one more known id outside {@code 0..n-1}, or null: {@link HashCodeMessageExtractor}
  *     gives an id whose hash is {@code Integer.MIN_VALUE} a negative shard id, as Pekko's does
  */
-record ShardIdBounds(String typeName, int knownShards, int maxShards, String oddKnownId) {
+public record ShardIdBounds(String typeName, int knownShards, int maxShards, String oddKnownId) {
 
   /** The setting that caps distinct shards, as the reasons name it. */
   static final String MAX_SHARDS_SETTING = "shardkit.sharding.max-shards";
@@ -34,7 +34,7 @@ record ShardIdBounds(String typeName, int knownShards, int maxShards, String odd
   /**
    * @throws IllegalArgumentException if knownShards is negative or maxShards below 1
    */
-  ShardIdBounds {
+  public ShardIdBounds {
     if (knownShards < 0 || maxShards < 1) {
       throw new IllegalArgumentException("shard id bounds need knownShards >= 0 and maxShards >= 1, got "
           + knownShards + " and " + maxShards);

@@ -502,6 +502,22 @@ class CoordinatorMachineTest {
   }
 
   @Test
+  void aHomeReplacedInTheSameWriteIsNeverAnnounced() {
+    Driven d = unbalanced();
+    Store busy = only(d.protocol(new GetShardHome("x", r(1))), Store.class);
+    // While that write is in flight: f is placed at region 2, region 2 stops, f is asked for again.
+    d.protocol(new GetShardHome("f", r(1)));
+    assertEquals(r(2), d.machine.decided().shards().get("f"));
+    d.handle(new CoordinatorInput.Terminated(r(2)));
+    d.protocol(new GetShardHome("f", r(1)));
+    List<CoordinatorEffect> stored = d.stored(d.stored(List.of(busy)));
+    List<ShardHome> homes = sent(stored, ShardHome.class);
+    assertFalse(homes.stream().anyMatch(h -> h.shardId().equals("f") && h.region().equals(r(2))),
+        "f's first home was replaced in the same write, so the store never held it: " + homes);
+    assertEquals(List.of(new ShardHome("f", r(1), 1)), sentTo(stored, r(1)));
+  }
+
+  @Test
   void aRegionThatStoppedWhileItsNodeIsAMemberIsGoneAtOnce() {
     Driven d = unbalanced();
     List<CoordinatorEffect> terminated = d.handle(new CoordinatorInput.Terminated(r(1)));

@@ -1,0 +1,153 @@
+package dev.shardkit.sharding.internal.sim;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs the coordinator-only simulation ({@link CoordinatorOnlySim}) for as many seeds as fit in a
+ * budget ({@code -Dsim.budget=15s} by default; {@code 2m}, {@code 500ms} work too), from a base
+ * seed printed at the start ({@code -Dsim.base=<n>} fixes it), on {@code -Dsim.threads} threads
+ * (2). A violated invariant fails the test with the seed, the invariant and the last steps.
+ * {@code -Dsim.seed=<n>} replays one seed and prints its trace.
+ */
+class CoordinatorSimulationTest {
+
+  /** Seeds that found bugs in the coordinator, run every time. */
+  static final long[] REGRESSION_SEEDS = {
+    // A home replaced within one batched write was announced at both homes (store outage, a
+    // region's node leaves, the shard asked for again meanwhile): fixed in CoordinatorMachine.
+    1883050351553755202L,
+  };
+
+  /**
+   * Seeds, with frozen coordinators thawing after their node was removed ({@code sim.zombies}),
+   * in which a write is refused as superseded and the cluster still ends well: the coordinator's
+   * reload at a new term, run every time (the budgeted seeds leave such zombies out, see
+   * {@link #KNOWN_FINDINGS}).
+   */
+  static final long[] SUPERSEDED_SEEDS = {114, 209, 821};
+
+  /**
+   * Seeds that show a problem not fixed yet, replayed with the settings named (not run in CI):
+   *
+   * <ul>
+   *   <li>1883050802096648258 with {@code -Dsim.zombies=true}: the coordinator's node is frozen
+   *       until it is downed and removed, a successor takes over (term 3), and the store is a
+   *       database outside the cluster. Thawed, the old coordinator handles its backlog before it
+   *       learns it was removed: its write is refused as superseded, so it loads again, at term 4,
+   *       and writes its stale view (its own dead region registered with its shards, the region
+   *       of a node that joined meanwhile forgotten) before it shuts down. The successor, idle,
+   *       writes nothing and so does not learn it was superseded: the store keeps homes at a
+   *       dead region while the regions act on the successor's homes (I10).</li>
+   * </ul>
+   */
+  static final String[] KNOWN_FINDINGS = {"1883050802096648258 -Dsim.zombies=true"};
+
+  @Test
+  void seedsWithinTheBudget() throws Exception {
+    String one = System.getProperty("sim.seed");
+    if (one != null && !one.isBlank()) {
+      replay(Long.parseLong(one.trim()));
+      return;
+    }
+    long budget = budgetNanos(System.getProperty("sim.budget", "15s"));
+    long base = Long.getLong("sim.base", System.nanoTime() ^ System.currentTimeMillis() << 20);
+    int threads = Integer.getInteger("sim.threads", 2);
+    long minSeeds = Long.getLong("sim.minSeeds", System.getProperty("sim.budget") == null ? 1000 : 0);
+    System.out.println("Coordinator simulation: base seed " + base + ", budget " + budget / 1_000_000 + " ms, "
+        + threads + " thread(s)");
+    // The first seeds pay for loading classes and the refs' actor system.
+    CoordinatorOnlySim.run(base - 1, false);
+    long started = System.nanoTime();
+    AtomicLong next = new AtomicLong(base);
+    AtomicLong done = new AtomicLong();
+    AtomicLong steps = new AtomicLong();
+    AtomicReference<CoordinatorOnlySim.Result> failed = new AtomicReference<>();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<?>> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      workers.add(pool.submit(() -> {
+        while (System.nanoTime() - started < budget && failed.get() == null) {
+          CoordinatorOnlySim.Result result = CoordinatorOnlySim.run(next.getAndIncrement(), false);
+          steps.addAndGet(result.steps());
+          done.incrementAndGet();
+          if (result.violation() != null) {
+            failed.compareAndSet(null, result);
+          }
+        }
+      }));
+    }
+    for (Future<?> worker : workers) {
+      worker.get();
+    }
+    pool.shutdown();
+    double seconds = (System.nanoTime() - started) / 1e9;
+    System.out.printf("%d seeds in %.1f s (%d steps)%n", done.get(), seconds, steps.get());
+    System.out.println("coordinator notices: " + CoordinatorOnlySim.noticeCounts());
+    CoordinatorOnlySim.Result result = failed.get();
+    if (result != null) {
+      fail(report(result));
+    }
+    assertTrue(done.get() >= minSeeds, done.get() + " seeds ran in the budget; at least " + minSeeds + " must");
+  }
+
+  @Test
+  void regressionSeeds() {
+    for (long seed : REGRESSION_SEEDS) {
+      CoordinatorOnlySim.Result result = CoordinatorOnlySim.run(seed, false, false);
+      if (result.violation() != null) {
+        fail(report(result));
+      }
+    }
+  }
+
+  @Test
+  void supersededWritesLoadAgain() {
+    for (long seed : SUPERSEDED_SEEDS) {
+      CoordinatorOnlySim.Result result = CoordinatorOnlySim.run(seed, true, false);
+      if (result.violation() != null) {
+        fail(report(result));
+      }
+      assertTrue(result.superseded() > 0, "seed " + seed + " no longer has a write refused as superseded: "
+          + "the models changed; pick another seed with -Dsim.zombies=true");
+    }
+  }
+
+  private static void replay(long seed) {
+    CoordinatorOnlySim.Result result = CoordinatorOnlySim.run(seed, true);
+    System.out.println("seed " + seed + ": " + result.scenario() + "\n" + result.steps() + " steps, "
+        + result.simulatedMs() + " ms simulated, trace hash " + Long.toHexString(result.hash()));
+    if (result.violation() != null) {
+      fail(report(result));
+    }
+  }
+
+  static String report(CoordinatorOnlySim.Result result) {
+    return "seed " + result.scenario().seed() + " broke " + result.violation().invariant() + "\n"
+        + result.violation().getMessage() + "\nscenario: " + result.scenario() + "\nat " + result.simulatedMs()
+        + " ms simulated, step " + result.steps() + "; the last steps:\n" + result.trace()
+        + "replay: mvn -pl sharding-core test -Dtest=CoordinatorSimulationTest -Dsim.seed=" + result.scenario().seed()
+        + (Boolean.getBoolean("sim.zombies") ? " -Dsim.zombies=true" : "");
+  }
+
+  static long budgetNanos(String text) {
+    String t = text.trim().toLowerCase();
+    if (t.endsWith("ms")) {
+      return Long.parseLong(t.substring(0, t.length() - 2)) * 1_000_000L;
+    } else if (t.endsWith("s")) {
+      return Long.parseLong(t.substring(0, t.length() - 1)) * 1_000_000_000L;
+    } else if (t.endsWith("m")) {
+      return Long.parseLong(t.substring(0, t.length() - 1)) * 60_000_000_000L;
+    }
+    return Long.parseLong(t) * 1_000_000_000L;
+  }
+}

@@ -13,6 +13,7 @@ import dev.shardkit.sharding.testkit.Recorder.Msg;
 import dev.shardkit.sharding.testkit.Recorder.Report;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.Dropped;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -319,14 +320,17 @@ class BadInputTest {
 
   @Test
   void statsListRegionsThatDoNotAnswerInTime() throws Exception {
-    // An entity whose creation blocks its shard for three seconds: the region hosting it cannot
-    // answer a one-second stats request, the other region can.
+    // An entity whose creation blocks its shard until the test has its stats: the region hosting
+    // it cannot answer a one-second stats request, the other region can.
     EntityTypeKey<Command> sluggish = EntityTypeKey.create(Command.class, "Sluggish");
+    CountDownLatch blocking = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
     for (ActorSystem<Void> s : cluster.systems()) {
       ClusterSharding.get(s).start(Entity.of(sluggish, ctx -> {
         if (ctx.entityId().equals("slow")) {
+          blocking.countDown();
           try {
-            Thread.sleep(3000);
+            release.await(30, TimeUnit.SECONDS);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
@@ -348,9 +352,14 @@ class BadInputTest {
       }
     }, "both regions answer while nothing blocks them");
     sharding.entityRefFor(sluggish, "slow").tell(new Msg("s", 1));
-    Thread.sleep(300);
-    ClusterShardingStats stats = sharding.clusterShardingStats(sluggish, Duration.ofSeconds(1)).toCompletableFuture()
-        .get(10, TimeUnit.SECONDS);
+    ClusterShardingStats stats;
+    try {
+      assertTrue(blocking.await(15, TimeUnit.SECONDS), "the slow entity's creation began");
+      stats = sharding.clusterShardingStats(sluggish, Duration.ofSeconds(1)).toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+    } finally {
+      release.countDown();
+    }
     assertEquals(1, stats.failedRegions().size(), "the blocked region is listed as failed: " + stats);
     assertEquals(1, stats.regions().size(), "the other region answered: " + stats);
     assertTrue(!stats.regions().containsKey(stats.failedRegions().iterator().next()));

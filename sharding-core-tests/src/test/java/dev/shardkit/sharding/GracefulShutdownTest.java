@@ -70,7 +70,8 @@ class GracefulShutdownTest {
       ClusterShardingStats stats = RebalanceTest.stats(survivor, KEY);
       return stats.regions().size() == 2 && stats.shardCount() == SHARDS;
     }, "every shard lives on the two remaining nodes");
-    Thread.sleep(1000);
+    // Traffic goes on for a few rounds on the remaining nodes, then the books are checked.
+    traffic.awaitRoundsAfter(traffic.roundsSoFar(), 3, Duration.ofSeconds(30));
     Map<String, Integer> sent = traffic.stop();
     Ledger.Report report = ledger.awaitAndCheck(entities, sent, Duration.ofSeconds(60));
     assertTrue(report.clean(), "ledger: " + report);

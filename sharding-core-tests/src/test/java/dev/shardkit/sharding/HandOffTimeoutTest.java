@@ -39,6 +39,8 @@ class HandOffTimeoutTest {
   static final EntityTypeKey<Cmd> KEY = EntityTypeKey.create(Cmd.class, "SlowToStop");
   static final Map<String, AtomicInteger> LIVE = new ConcurrentHashMap<>();
   static final Set<String> TWICE = ConcurrentHashMap.newKeySet();
+  /** Entities asked to stop that have not stopped yet. */
+  static final Set<String> STOPPING = ConcurrentHashMap.newKeySet();
 
   /** Answers pings; asked to stop, it takes four seconds to do so. */
   static Behavior<Cmd> slowToStop(EntityContext<Cmd> ctx) {
@@ -52,11 +54,13 @@ class HandOffTimeoutTest {
             return Behaviors.same();
           })
           .onMessageEquals(Stop.INSTANCE, () -> {
+            STOPPING.add(ctx.entityId());
             timers.startSingleTimer(StopNow.INSTANCE, Duration.ofSeconds(4));
             return Behaviors.same();
           })
           .onMessageEquals(StopNow.INSTANCE, Behaviors::stopped)
           .onSignal(PostStop.class, s -> {
+            STOPPING.remove(ctx.entityId());
             LIVE.get(ctx.entityId()).decrementAndGet();
             return Behaviors.same();
           })

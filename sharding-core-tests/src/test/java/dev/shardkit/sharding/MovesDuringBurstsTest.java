@@ -98,7 +98,7 @@ class MovesDuringBurstsTest {
     ActorSystem<Void> leaving = cluster.system(2);
     Map<String, ActorSystem<?>> senders = Map.of("node-0", cluster.system(0), "node-1", cluster.system(1));
     Bursts bursts = new Bursts(senders, KEY, entities, 16, 4, Duration.ofMillis(300));
-    Thread.sleep(800);
+    TestCluster.await(Duration.ofSeconds(30), () -> bursts.sentWaves(2), "two waves sent before the node leaves");
     cluster.leave(leaving);
     assertDelivered("graceful leave", entities, bursts.await());
   }

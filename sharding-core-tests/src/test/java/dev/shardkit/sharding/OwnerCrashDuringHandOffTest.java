@@ -88,13 +88,15 @@ class OwnerCrashDuringHandOffTest {
         .get(10, TimeUnit.SECONDS).shards().size();
     assertTrue(onCrashing > 0, "the node that will crash hosts shards");
 
+    HandOffTimeoutTest.STOPPING.clear();
     try (LogCapture logs = new LogCapture()) {
       cluster.addWithRoles();
       cluster.awaitUp(3);
       start(cluster.system(2));
       logs.await(Duration.ofSeconds(30), "Coordinator of [CrashMidHandOff]: rebalancing");
       // The entities take four seconds to stop: crash the owner while they do.
-      Thread.sleep(500);
+      TestCluster.await(Duration.ofSeconds(10), () -> !HandOffTimeoutTest.STOPPING.isEmpty(),
+          "the owner began stopping the entities of the shards it hands off");
       cluster.system(1).terminate();
       logs.await(Duration.ofSeconds(40), "Coordinator of [CrashMidHandOff]: region", crashing, "is gone");
     }

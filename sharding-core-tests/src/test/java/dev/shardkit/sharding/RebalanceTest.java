@@ -116,8 +116,8 @@ class RebalanceTest {
     }
     Duration took = Duration.ofNanos(System.nanoTime() - upAt);
     System.out.println("RebalanceTest: balanced over four regions " + took.toMillis() + " ms after the fourth node's Up");
-    // Traffic keeps flowing a little after the moves, then the books are checked.
-    Thread.sleep(1000);
+    // Traffic goes on for a round after the moves, then the books are checked.
+    traffic.awaitRoundsAfter(traffic.roundsSoFar(), 1, Duration.ofSeconds(30));
     Map<String, Integer> sent = traffic.stop();
     Ledger.Report report = ledger.awaitAndCheck(entities, sent, Duration.ofSeconds(60));
     assertTrue(report.clean(), "ledger: " + report);

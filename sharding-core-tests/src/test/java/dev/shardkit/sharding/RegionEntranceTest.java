@@ -117,6 +117,7 @@ class RegionEntranceTest {
               refs.get(e).tell(new Ledger.Msg(name, seq));
             }
           }
+          sent.put(name, seq);
           if (seq % 5 == 0) {
             try {
               Thread.sleep(100);
@@ -136,7 +137,9 @@ class RegionEntranceTest {
     TestCluster.await(Duration.ofSeconds(60), () -> entities.stream().filter(id -> ledger.incarnations(id) > 1).count() >= 20,
         "entities moved to the third node");
     // A few more rounds after the moves: the routes that switched back to the shortcut carry traffic too.
-    Thread.sleep(500);
+    Map<String, Integer> atMoves = Map.copyOf(sent);
+    TestCluster.await(Duration.ofSeconds(30), () -> sent.size() == 2 && sent.entrySet().stream()
+        .allMatch(e -> e.getValue() >= atMoves.getOrDefault(e.getKey(), 0) + 10), "ten more rounds from each sender");
     moved.set(true);
     for (Thread t : senders) {
       t.join();

@@ -68,10 +68,14 @@ class RememberEntitiesTest {
     for (int i = 0; i < 50; i++) {
       sharding().entityRefFor(key, "e" + i).tell(new Hello(1));
     }
-    Thread.sleep(500);
+    // One shard, one sender: once the started entity has its second message, the shard has
+    // handled the 50 before it (per-sender order), so a start they could cause has happened.
+    sharding().entityRefFor(key, "warm").tell(new Hello(2));
+    TestCluster.await(Duration.ofSeconds(5), () -> probe.received("warm").size() == 2, "the shard handled all 50");
     for (int i = 0; i < 50; i++) {
       assertEquals(0, probe.starts("e" + i), "e" + i + " must not start before it is remembered");
     }
+    assertEquals(1, cluster.rememberStore().heldWrites(), "e0's write is held, the other 49 wait for it");
     cluster.rememberStore().openGate();
     for (int i = 0; i < 50; i++) {
       String id = "e" + i;

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
@@ -19,11 +21,14 @@ import org.apache.pekko.actor.typed.ActorSystem;
 public final class Bursts {
   private final List<Thread> threads = new ArrayList<>();
   private final Map<String, Integer> sent = new HashMap<>();
+  /** Per sender, the waves it has sent in full so far. */
+  private final Map<String, AtomicInteger> wavesSent = new ConcurrentHashMap<>();
 
   public Bursts(Map<String, ActorSystem<?>> senders, EntityTypeKey<Ledger.Command> key, List<String> entityIds,
       int waves, int roundsPerWave, Duration pause) {
     senders.forEach((name, system) -> {
       sent.put(name, waves * roundsPerWave);
+      AtomicInteger done = wavesSent.computeIfAbsent(name, k -> new AtomicInteger());
       Thread t = new Thread(() -> {
         List<EntityRef<Ledger.Command>> refs = new ArrayList<>();
         for (String id : entityIds) {
@@ -37,6 +42,7 @@ public final class Bursts {
               ref.tell(new Ledger.Msg(name, seq));
             }
           }
+          done.incrementAndGet();
           try {
             Thread.sleep(pause.toMillis());
           } catch (InterruptedException e) {
@@ -47,6 +53,11 @@ public final class Bursts {
       threads.add(t);
       t.start();
     });
+  }
+
+  /** Whether every sender has sent at least {@code waves} waves in full. */
+  public boolean sentWaves(int waves) {
+    return wavesSent.values().stream().allMatch(n -> n.get() >= waves);
   }
 
   /** Waits for every wave to be sent; returns how many messages each sender sent to each entity. */

@@ -65,6 +65,18 @@ public final class Traffic {
     return roundsSoFar();
   }
 
+  /**
+   * Waits until every sender has completed {@code more} rounds beyond what it had completed when
+   * {@link #roundsSoFar()} gave {@code before}: traffic that went on after some event, counted, not
+   * slept for.
+   */
+  public void awaitRoundsAfter(Map<String, Integer> before, int more, Duration max) {
+    TestCluster.await(max, () -> {
+      Map<String, Integer> now = roundsSoFar();
+      return before.entrySet().stream().allMatch(e -> now.getOrDefault(e.getKey(), 0) >= e.getValue() + more);
+    }, more + " more round(s) from every sender");
+  }
+
   /** How many rounds each sender has completed so far. */
   public Map<String, Integer> roundsSoFar() {
     Map<String, Integer> sent = new HashMap<>();

@@ -232,11 +232,16 @@ class DDataRememberEntitiesStoreTest {
       gatedForwarder(cluster.system(i), new CopyOnWriteArrayList<>(), true);
     }
     String list = RememberedShardsKey.of("Together").id();
+    // The stores are made first: the first listing's write timeout runs while it is held, so only
+    // the nine updates that must come meanwhile happen between holding and releasing it.
+    List<RememberEntitiesStore> stores = new ArrayList<>();
+    for (int shard = 0; shard < 10; shard++) {
+      stores.add(new DDataRememberEntitiesStore(node0, "Together", "s" + shard, BACKEND,
+          replicators.settings(), gated, replicators.lmdbDirectory(BACKEND)));
+    }
     List<CompletableFuture<Void>> updates = new ArrayList<>();
     for (int shard = 0; shard < 10; shard++) {
-      RememberEntitiesStore store = new DDataRememberEntitiesStore(node0, "Together", "s" + shard, BACKEND,
-          replicators.settings(), gated, replicators.lmdbDirectory(BACKEND));
-      updates.add(store.update(Set.of("e" + shard), Set.of()).toCompletableFuture());
+      updates.add(stores.get(shard).update(Set.of("e" + shard), Set.of()).toCompletableFuture());
     }
     // The first shard's listing is held at the replicator: no shard may write entities before its listing.
     assertTrue(updates.stream().noneMatch(CompletableFuture::isDone), "an update completed before its listing");

@@ -87,8 +87,11 @@ public abstract class CoordinatorFailoverScenario {
       TestCluster.await(Duration.ofSeconds(60), () -> cluster.coordinatorRunsOn(1, typeName),
           "the next oldest node runs the coordinator");
       if (storeOutlivesCoordinator()) {
+        // Not the exact number of shards: the crashing node may still give a home to a shard first
+        // asked for during the gap before it stops (its system stops while the others already see
+        // it unreachable), and that home is stored as well.
         logs.await(Duration.ofSeconds(30), "Coordinator of [" + typeName + "] loaded CoordinatorState(regions=4",
-            "shards=" + USED_SHARDS + ")", "forgetting 1 region");
+            "forgetting 1 region");
       }
       // Wait until the moved shards and the new ones are served, then a little more traffic.
       TestCluster.await(Duration.ofSeconds(60), () -> newIds.stream().allMatch(id ->

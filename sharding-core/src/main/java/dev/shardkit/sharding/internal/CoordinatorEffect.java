@@ -52,6 +52,17 @@ public sealed interface CoordinatorEffect {
     }
   }
 
+  /**
+   * Tell {@link CoordinatorInput.GateOpened} once this node's delivery gate is open (at once if it
+   * is open now); never if the node is downed or removed.
+   */
+  record AwaitGate() implements CoordinatorEffect {
+    @Override
+    public void applyTo(CoordinatorPorts ports) {
+      ports.awaitGate();
+    }
+  }
+
   /** Write a batch: {@link CoordinatorInput.Stored} or {@link CoordinatorInput.StoreFailed}. */
   record Store(long writeId, List<CoordinatorEvent> events, CoordinatorState after) implements CoordinatorEffect {
     @Override

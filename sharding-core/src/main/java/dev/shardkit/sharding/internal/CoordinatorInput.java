@@ -57,6 +57,12 @@ public sealed interface CoordinatorInput extends NoSerializationVerificationNeed
   /** What waits in memory is asked for. */
   record GetBacklog(ActorRef<CoordinatorBacklog> replyTo) implements CoordinatorInput {}
 
+  /**
+   * This node's delivery gate is open: other members confirmed since its last pause that they
+   * count it as a reachable member. Asked for by {@link CoordinatorEffect.AwaitGate}.
+   */
+  record GateOpened() implements CoordinatorInput {}
+
   /** The singleton hands over (or its lease is lost): the coordinator stops. */
   record Stop() implements CoordinatorInput {}
 }

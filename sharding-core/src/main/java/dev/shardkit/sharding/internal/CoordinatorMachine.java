@@ -94,6 +94,12 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
   private Phase phase = Phase.LOADING;
   /** The load in progress; 0 if none is. */
   private long loadAttempt;
+  /**
+   * Set after a write was refused as superseded, until this node's delivery gate is open: a
+   * coordinator that thawed after its node was removed must not load again (which would take the
+   * store from its successor at a new term) and then write what its stale view of the cluster says.
+   */
+  private boolean awaitingGate;
   /** A loaded state that waits for the membership to be known. */
   private LoadedCoordinatorState loadedEarly;
   /** What arrived while loading, in order; each protocol message once ({@link #stashed}). */
@@ -216,6 +222,9 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
       if (t.key() instanceof CoordinatorTimer.RetryLoad && out.timers().fired(t.key(), t.generation())) {
         load();
       }
+    } else if (input instanceof CoordinatorInput.GateOpened && awaitingGate) {
+      awaitingGate = false;
+      load();
     } else if (input instanceof Protocol || input instanceof Terminated || input instanceof NodeIdentified
         || input instanceof GetBacklog) {
       stashOrRefuse(input);
@@ -434,13 +443,19 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
   /**
    * Another coordinator took over since this one loaded (the store refused a write as superseded):
    * what this one holds is stale, so it acts on none of it and loads again, with nothing but the
-   * store's state and a new term.
+   * store's state and a new term. It loads only once this node's delivery gate is open, that is
+   * once other members confirmed that they still count this node in: a coordinator whose node was
+   * paused until it was downed and removed (its successor took over meanwhile) is superseded by
+   * that successor's load, and if it loaded again it would take the store back at a newer term and
+   * write its stale view of the cluster over the successor's. Its node's gate never opens; the node
+   * shuts down.
    */
   private void reload(Throwable refusal) {
     out.report(new CoordinatorNotice.Superseded(term, refusal));
     out.cancelAllTimers();
     startOver();
-    load();
+    awaitingGate = true;
+    out.add(new CoordinatorEffect.AwaitGate());
   }
 
   private void watch(ActorRef<Object> ref) {

@@ -228,7 +228,8 @@ public sealed interface CoordinatorNotice {
 
     public String render(String typeName) {
       return of(typeName) + " at term " + term + ": the store refused a write as superseded (" + refusal
-          + "); it stops acting on what it holds and loads its state again";
+          + "); it stops acting on what it holds and loads its state again once this node's delivery gate is open "
+          + "(other members confirmed that they still count it in)";
     }
   }
 

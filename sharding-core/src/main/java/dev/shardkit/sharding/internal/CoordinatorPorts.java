@@ -29,6 +29,12 @@ public interface CoordinatorPorts {
 
   void readRememberedShards(long readId);
 
+  /**
+   * Answers {@link CoordinatorInput.GateOpened} once this node's delivery gate is open; never if
+   * the node is downed or removed.
+   */
+  void awaitGate();
+
   void startTimer(CoordinatorTimer key, long generation, Duration delay);
 
   void cancelTimer(CoordinatorTimer key);

@@ -202,6 +202,15 @@ final class ShardCoordinator implements CoordinatorPorts {
   }
 
   @Override
+  public void awaitGate() {
+    ActorRef<Object> self = context.getSelf();
+    DeliveryGate.Parked waker = () -> self.tell(new CoordinatorInput.GateOpened());
+    if (!NodeGate.get(context.getSystem()).gate().park(waker)) {
+      waker.wake();
+    }
+  }
+
+  @Override
   public void startTimer(CoordinatorTimer key, long generation, Duration delay) {
     timers.startSingleTimer(key, new CoordinatorInput.TimerFired(key, generation), delay);
   }

@@ -396,7 +396,7 @@ class CoordinatorMachineTest {
   }
 
   @Test
-  void aWriteRefusedAsSupersededIsNotRetriedTheCoordinatorLoadsAgain() {
+  void aWriteRefusedAsSupersededIsNotRetriedTheCoordinatorLoadsAgainOnceItsNodesGateIsOpen() {
     Driven d = new Driven(config(0, false));
     d.loaded(up(1), CoordinatorState.empty());
     d.registered(r(1), Set.of());
@@ -405,11 +405,26 @@ class CoordinatorMachineTest {
         new java.util.concurrent.CompletionException(new CoordinatorStateSupersededException("term 7"))));
     assertTrue(reports(reload, CoordinatorNotice.Superseded.class));
     assertTrue(has(reload, e -> e instanceof CoordinatorEffect.CancelAllTimers));
-    Load load = only(reload, Load.class);
+    only(reload, CoordinatorEffect.AwaitGate.class);
+    assertFalse(has(reload, e -> e instanceof Load), "no load before the node is confirmed a member");
     assertEquals(Phase.LOADING, d.machine.phase());
     assertFalse(has(d.handle(new CoordinatorInput.Stored(refused.writeId())), e -> e instanceof Send));
+    // Requests wait, as while loading, and nothing is written while the gate is closed.
+    assertFalse(has(d.protocol(new GetShardHome("b", r(1))), e -> e instanceof Store || e instanceof Send));
+    Load load = only(d.handle(new CoordinatorInput.GateOpened()), Load.class);
     d.handle(new CoordinatorInput.Loaded(load.attempt(), new LoadedCoordinatorState(2, CoordinatorState.empty())));
     assertEquals(2, d.machine.term());
+  }
+
+  @Test
+  void aGateThatOpensWithoutASupersededWriteChangesNothing() {
+    Driven d = new Driven(config(0, false));
+    d.loaded(up(1), CoordinatorState.empty());
+    Phase before = d.machine.phase();
+    List<CoordinatorEffect> effects = d.handle(new CoordinatorInput.GateOpened());
+    assertFalse(has(effects, e -> e instanceof Load || e instanceof Store || e instanceof Send));
+    assertEquals(before, d.machine.phase());
+    assertEquals(1, d.machine.term());
   }
 
   @Test

@@ -100,7 +100,7 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
   }
 
   static Result run(long seed, boolean deepHash) {
-    return run(seed, Boolean.getBoolean("sim.zombies"), deepHash);
+    return run(seed, Boolean.parseBoolean(System.getProperty("sim.zombies", "true")), deepHash);
   }
 
   static Result run(long seed, boolean zombies, boolean deepHash) {
@@ -380,6 +380,24 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
   }
 
   /** A store answer or a timer, on the coordinator's own node. */
+  /**
+   * A coordinator waits for its node's delivery gate: told {@code GateOpened} once the node is
+   * confirmed a reachable member again (the gate keeper's rounds, looked at every 100 ms), never if
+   * it was downed (the node shuts down).
+   */
+  void awaitGate(SimCoordinatorHost host) {
+    membership.whenRunning(host.node, () -> {
+      if (host.stopped || !membership.alive(host.node)) {
+        return;
+      }
+      if (membership.gateOpen(host.node)) {
+        host.handle(new CoordinatorInput.GateOpened());
+      } else {
+        after(100 * MS, () -> awaitGate(host));
+      }
+    });
+  }
+
   void toCoordinatorHost(SimCoordinatorHost host, CoordinatorInput input) {
     membership.whenRunning(host.node, () -> {
       if (!host.stopped && membership.alive(host.node)) {

@@ -143,6 +143,11 @@ final class SimCoordinatorHost implements CoordinatorPorts {
   }
 
   @Override
+  public void awaitGate() {
+    sim.awaitGate(this);
+  }
+
+  @Override
   public void startTimer(CoordinatorTimer key, long generation, Duration delay) {
     timers.put(key, generation);
     sim.after(delay.toNanos(), () -> {

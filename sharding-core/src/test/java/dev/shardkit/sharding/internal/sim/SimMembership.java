@@ -161,6 +161,17 @@ final class SimMembership {
     });
   }
 
+  /**
+   * Whether node {@code n}'s delivery gate is open: it runs, on the majority's side, and the
+   * cluster counts it as a reachable member that is not downed (what the gate keeper's confirmation
+   * round finds out after a pause or a partition).
+   */
+  boolean gateOpen(int n) {
+    ClusterChange.Node member = truth.get(n);
+    return alive.contains(n) && !frozenUntil.containsKey(n) && !minority.contains(n) && !unreachable.contains(n)
+        && member != null && member.status() != MemberStatus.down();
+  }
+
   /** When node {@code n} thaws; -1 if it is not frozen. */
   long thawAt(int n) {
     Long thaw = frozenUntil.get(n);

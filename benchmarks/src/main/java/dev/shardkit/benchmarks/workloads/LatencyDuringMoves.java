@@ -86,8 +86,9 @@ public final class LatencyDuringMoves implements Workload {
         + " Its messages held by the move are those the new home counted that were sent before it counted its"
         + " first one (held by the hand-off, or on their way to the new home), and from each sender the first"
         + " message the new home counted (the sender's node may have had to learn the new home first). A move"
-        + " belongs to the join or the leave by when it began (the send of the latest message its old home"
-        + " counted). Their count, p50, p99 and max are reported per move kind; the target against Pekko is"
+        + " belongs to the join or the leave by when it ended (the new home counted its first message): one"
+        + " that ends within a pause of the `Leave` began, by the send of the latest message its old home"
+        + " counted, before it. Their count, p50, p99 and max are reported per move kind; the target against Pekko is"
         + " judged on their p99. shardkit runs with its"
         + " defaults; Pekko with `rebalance-absolute-limit = 20` (as in the rebalance workload) and"
         + " `rebalance-interval = 2 s`, without which it does not balance within the window. "
@@ -205,8 +206,9 @@ public final class LatencyDuringMoves implements Workload {
       LatencyLog.Window leave = latencies.window(leaveFrom, leaveTo, "while the fourth node left");
       out.put("leave_p99_ms", leave.p99Ms());
       out.put("leave_max_ms", leave.maxMs());
-      // A move belongs to the part of the run in which it began, so a join's last moves are the
-      // join's even when they finish after the shard counts were balanced.
+      // A move belongs to the part of the run in which it ended: a join's last moves end in the
+      // pauses before the leave starts, and a hand-off quicker than a sender's pause ends after the
+      // Leave though the latest message its old home counted was sent before it.
       moving(out, "join", latencies.moving(joinFrom, leaveFrom));
       moving(out, "leave", latencies.moving(leaveFrom, Long.MAX_VALUE));
       out.put("leave_s", Double.isNaN(left) ? cap.toSeconds() : left);

@@ -134,8 +134,8 @@ final class LatencyLog {
   }
 
   /**
-   * The moves that began in [{@code from}, {@code to}) (nanoTime; a move begins with the send of
-   * the latest message its old home counted) and the latencies of the messages held by them, as
+   * The moves that ended in [{@code from}, {@code to}) (nanoTime; a move ends when its new home
+   * counts its first message) and the latencies of the messages held by them, as
    * {@link ObservedMoves} tells them apart.
    */
   synchronized Moving moving(long from, long to) {
@@ -146,7 +146,7 @@ final class LatencyLog {
           (r >>> 16) & 0xFF));
     }
     List<ObservedMoves.Move> moves = ObservedMoves.of(arrivals).stream()
-        .filter(m -> m.begin() >= from && m.begin() < to).toList();
+        .filter(m -> m.end() >= from && m.end() < to).toList();
     double[] ms = moves.stream().flatMap(m -> m.held().stream())
         .mapToDouble(a -> (a.received() - a.sent()) / 1e6).toArray();
     return new Moving(moves.size(),

@@ -95,9 +95,9 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
   /** The load in progress; 0 if none is. */
   private long loadAttempt;
   /**
-   * Set after a write was refused as superseded, until this node's delivery gate is open: a
-   * coordinator that thawed after its node was removed must not load again (which would take the
-   * store from its successor at a new term) and then write what its stale view of the cluster says.
+   * Set while a load waits for this node's delivery gate to open: a load raises the store's term,
+   * so a coordinator that thawed after its node was removed must not load (which would take the
+   * store from its successor) and then write what its stale view of the cluster says.
    */
   private boolean awaitingGate;
   /** A loaded state that waits for the membership to be known. */
@@ -224,7 +224,7 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
       }
     } else if (input instanceof CoordinatorInput.GateOpened && awaitingGate) {
       awaitingGate = false;
-      load();
+      loadNow();
     } else if (input instanceof Protocol || input instanceof Terminated || input instanceof NodeIdentified
         || input instanceof GetBacklog) {
       stashOrRefuse(input);
@@ -377,7 +377,20 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
     phase = Phase.LOADING;
   }
 
+  /**
+   * Loads the state once this node's delivery gate is open, that is once other members confirmed
+   * since its last pause that they still count the node in. A load takes the store at a new term,
+   * superseding whichever coordinator loaded before: a coordinator whose node was paused until it
+   * was downed and removed, and whose successor took over meanwhile, must not take it back, be it
+   * on its first load, a retry, or a reload after a refused write. A removed node's gate never
+   * opens; the node shuts down.
+   */
   private void load() {
+    awaitingGate = true;
+    out.add(new CoordinatorEffect.AwaitGate());
+  }
+
+  private void loadNow() {
     loadAttempt = nextId();
     out.add(new CoordinatorEffect.Load(loadAttempt));
   }
@@ -443,19 +456,13 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
   /**
    * Another coordinator took over since this one loaded (the store refused a write as superseded):
    * what this one holds is stale, so it acts on none of it and loads again, with nothing but the
-   * store's state and a new term. It loads only once this node's delivery gate is open, that is
-   * once other members confirmed that they still count this node in: a coordinator whose node was
-   * paused until it was downed and removed (its successor took over meanwhile) is superseded by
-   * that successor's load, and if it loaded again it would take the store back at a newer term and
-   * write its stale view of the cluster over the successor's. Its node's gate never opens; the node
-   * shuts down.
+   * store's state and a new term, once this node's gate is open ({@link #load}).
    */
   private void reload(Throwable refusal) {
     out.report(new CoordinatorNotice.Superseded(term, refusal));
     out.cancelAllTimers();
     startOver();
-    awaitingGate = true;
-    out.add(new CoordinatorEffect.AwaitGate());
+    load();
   }
 
   private void watch(ActorRef<Object> ref) {

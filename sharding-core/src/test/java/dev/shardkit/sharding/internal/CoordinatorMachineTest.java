@@ -124,10 +124,20 @@ class CoordinatorMachineTest {
       return handle(new Protocol(message));
     }
 
+    /**
+     * The load that {@code effects} lead to: the machine waits for the node's delivery gate, which
+     * is open here, before it loads.
+     */
+    Load loadAfterGate(List<CoordinatorEffect> effects) {
+      only(effects, CoordinatorEffect.AwaitGate.class);
+      assertFalse(has(effects, e -> e instanceof Load), "no load before the gate is open");
+      return only(handle(new CoordinatorInput.GateOpened()), Load.class);
+    }
+
     /** Membership, start, and the load of {@code state} at term 1. */
     List<CoordinatorEffect> loaded(ClusterChange.Members members, CoordinatorState state) {
       handle(new CoordinatorInput.Membership(members));
-      Load load = only(handle(new CoordinatorInput.Start()), Load.class);
+      Load load = loadAfterGate(handle(new CoordinatorInput.Start()));
       return handle(new CoordinatorInput.Loaded(load.attempt(), new LoadedCoordinatorState(1, state)));
     }
 
@@ -187,7 +197,7 @@ class CoordinatorMachineTest {
     Driven d = new Driven(config(0, false));
     List<CoordinatorEffect> start = d.handle(new CoordinatorInput.Start());
     assertTrue(reports(start, CoordinatorNotice.Started.class));
-    Load load = only(start, Load.class);
+    Load load = d.loadAfterGate(start);
     List<CoordinatorEffect> early = d.handle(new CoordinatorInput.Loaded(load.attempt(),
         new LoadedCoordinatorState(7, CoordinatorState.empty())));
     assertEquals(List.of(), early, "nothing is decided before the members are known");
@@ -205,12 +215,12 @@ class CoordinatorMachineTest {
   void aFailedLoadIsRetriedAfterTheBackOffAndAStaleAnswerIsIgnored() {
     Driven d = new Driven(config(0, false));
     d.handle(new CoordinatorInput.Membership(up(1)));
-    Load first = only(d.handle(new CoordinatorInput.Start()), Load.class);
+    Load first = d.loadAfterGate(d.handle(new CoordinatorInput.Start()));
     List<CoordinatorEffect> failed = d.handle(new CoordinatorInput.LoadFailed(first.attempt(),
         new IllegalStateException("away")));
     assertTrue(reports(failed, CoordinatorNotice.LoadFailed.class));
     assertEquals(Duration.ofMillis(100), only(failed, StartTimer.class).delay());
-    Load second = only(d.fire(failed, CoordinatorTimer.RetryLoad.class), Load.class);
+    Load second = d.loadAfterGate(d.fire(failed, CoordinatorTimer.RetryLoad.class));
     assertNotEquals(first.attempt(), second.attempt());
     List<CoordinatorEffect> stale = d.handle(new CoordinatorInput.Loaded(first.attempt(),
         new LoadedCoordinatorState(1, CoordinatorState.empty())));
@@ -229,7 +239,7 @@ class CoordinatorMachineTest {
         MARGIN, 2, 10, node(1), "test store");
     Driven d = new Driven(small);
     d.handle(new CoordinatorInput.Membership(up(2)));
-    Load load = only(d.handle(new CoordinatorInput.Start()), Load.class);
+    Load load = d.loadAfterGate(d.handle(new CoordinatorInput.Start()));
     d.protocol(new Register(r(2), Set.of()));
     d.protocol(new Register(r(2), Set.of()));
     d.protocol(new GetShardHome("a", r(2)));
@@ -417,6 +427,24 @@ class CoordinatorMachineTest {
   }
 
   @Test
+  void aLoadRetriedAfterAPauseWaitsForTheGateAndRequestsWaitMeanwhile() {
+    Driven d = new Driven(config(0, false));
+    d.handle(new CoordinatorInput.Membership(up(1)));
+    Load first = d.loadAfterGate(d.handle(new CoordinatorInput.Start()));
+    List<CoordinatorEffect> failed = d.handle(new CoordinatorInput.LoadFailed(first.attempt(),
+        new IllegalStateException("store away")));
+    // The node was paused: the retry fires at the thaw, and the gate is closed until other
+    // members confirm the node. No load (which would take the store at a new term) before that.
+    List<CoordinatorEffect> retry = d.fire(failed, CoordinatorTimer.RetryLoad.class);
+    only(retry, CoordinatorEffect.AwaitGate.class);
+    assertFalse(has(retry, e -> e instanceof Load));
+    assertFalse(has(d.protocol(new GetShardHome("a", r(1))), e -> e instanceof Load || e instanceof Store));
+    assertEquals(Phase.LOADING, d.machine.phase());
+    Load second = only(d.handle(new CoordinatorInput.GateOpened()), Load.class);
+    assertNotEquals(first.attempt(), second.attempt());
+  }
+
+  @Test
   void aGateThatOpensWithoutASupersededWriteChangesNothing() {
     Driven d = new Driven(config(0, false));
     d.loaded(up(1), CoordinatorState.empty());
@@ -434,7 +462,7 @@ class CoordinatorMachineTest {
     before.loaded(up(1), CoordinatorState.empty());
     Store lost = only(before.protocol(new Register(r(1), Set.of())), Store.class);
     Driven after = new Driven(config(0, false), 1, members);
-    Load load = only(after.handle(new CoordinatorInput.Start()), Load.class);
+    Load load = after.loadAfterGate(after.handle(new CoordinatorInput.Start()));
     after.handle(new CoordinatorInput.Loaded(load.attempt(), new LoadedCoordinatorState(2, CoordinatorState.empty())));
     Store again = only(after.protocol(new Register(r(1), Set.of())), Store.class);
     assertNotEquals(lost.writeId(), again.writeId());

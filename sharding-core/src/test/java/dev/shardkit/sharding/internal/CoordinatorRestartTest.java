@@ -131,7 +131,12 @@ class CoordinatorRestartTest {
     };
     ActorRef<Object> coordinator = coordinator("load-fails", store);
     TestProbe<Object> region = refs.testKit().createTestProbe(Object.class);
-    // Sent while it fails and waits to start again: kept for the next incarnation.
+    // Sent once its first load threw, so while it fails and waits to start again: kept for the
+    // next incarnation.
+    region.awaitAssert(Duration.ofSeconds(5), () -> {
+      assertEquals(1, loads.get(), "the first load was tried");
+      return null;
+    });
     coordinator.tell(new Register(region.ref(), Set.of()));
     manual.nextLoad().complete(CoordinatorState.empty());
     manual.completeNext();

@@ -93,10 +93,29 @@ class CoordinatorSimulationTest {
     assertTrue(done.get() >= minSeeds, done.get() + " seeds ran in the budget; at least " + minSeeds + " must");
   }
 
+  /**
+   * Seeds that found bugs with frozen coordinators outliving their node ({@code sim.zombies}, the
+   * default), run every time.
+   *
+   * <p>1883085820350823815: the coordinator's node is frozen while its first load keeps failing
+   * (a store outage), and is downed and removed; a successor loads at term 2. Thawed, the old
+   * coordinator's load retry fired and loaded at term 3, superseding the successor, and wrote its
+   * stale view (shards homed at its own dead region); the successor, idle, did not notice (I10).
+   * Fixed in CoordinatorMachine: every load, not only a reload after a refused write, waits for
+   * the node's delivery gate to open.
+   */
+  static final long[] ZOMBIE_REGRESSION_SEEDS = {1883085820350823815L};
+
   @Test
   void regressionSeeds() {
     for (long seed : REGRESSION_SEEDS) {
       CoordinatorOnlySim.Result result = CoordinatorOnlySim.run(seed, false, false);
+      if (result.violation() != null) {
+        fail(report(result));
+      }
+    }
+    for (long seed : ZOMBIE_REGRESSION_SEEDS) {
+      CoordinatorOnlySim.Result result = CoordinatorOnlySim.run(seed, true, false);
       if (result.violation() != null) {
         fail(report(result));
       }

@@ -41,6 +41,8 @@ import org.apache.pekko.cluster.typed.Subscribe;
  *   <li>{@code TRAFFIC} → rounds of one numbered message to every entity, {@value #PAUSE_MS} ms
  *       apart, until {@code STOP}; answers {@code STARTED};
  *   <li>{@code MARK} → remembers the current round as the one a node was killed in;
+ *   <li>{@code AWAIT <what>} → {@code REACHED what=… round=…} once this node has seen what it names
+ *       (see {@link Awaited}), so a test waits for the cluster's own events, not for a fixed time;
  *   <li>{@code HELD} → {@code HELD buffered=…}: the messages this node's region holds now;
  *   <li>{@code STOP} → stops sending, waits until acknowledgements stop coming, and prints
  *       {@code REPORT} with what was sent and acknowledged since the mark, and what was lost
@@ -61,6 +63,18 @@ public final class FailoverNode {
   public record Ping(String sender, int seq, ActorRef<Ack> ackTo) implements SeqCounter.CborSerializable {}
 
   public record Ack(int entity, int seq) implements SeqCounter.CborSerializable {}
+
+  /** What {@code AWAIT} waits for, each seen from this node. */
+  enum Awaited {
+    /** Every entity acknowledged a message this node sent after the command: all shards have homes it knows. */
+    ANSWERED,
+    /** This node saw another one unreachable. */
+    UNREACHABLE,
+    /** This node saw another one removed, and then every entity acknowledged a message sent after that. */
+    REMOVED,
+    /** This node saw an unreachable node reachable again, and then every entity acknowledged a later message. */
+    REACHABLE
+  }
 
   private FailoverNode() {}
 
@@ -112,14 +126,22 @@ public final class FailoverNode {
 
     AtomicInteger round = new AtomicInteger();
     AtomicInteger unreachableAt = new AtomicInteger(-1);
-    system.systemActorOf(Behaviors.<ClusterEvent.UnreachableMember>setup(ctx -> {
+    AtomicInteger reachableAgainAt = new AtomicInteger(-1);
+    AtomicInteger removedAt = new AtomicInteger(-1);
+    system.systemActorOf(Behaviors.<ClusterEvent.ClusterDomainEvent>setup(ctx -> {
       Cluster.get(ctx.getSystem()).subscriptions()
-          .tell(Subscribe.create(ctx.getSelf(), ClusterEvent.UnreachableMember.class));
-      return Behaviors.receiveMessage(u -> {
-        unreachableAt.compareAndSet(-1, round.get());
+          .tell(Subscribe.create(ctx.getSelf(), ClusterEvent.ClusterDomainEvent.class));
+      return Behaviors.receiveMessage(event -> {
+        if (event instanceof ClusterEvent.UnreachableMember) {
+          unreachableAt.compareAndSet(-1, round.get());
+        } else if (event instanceof ClusterEvent.ReachableMember && unreachableAt.get() >= 0) {
+          reachableAgainAt.compareAndSet(-1, round.get());
+        } else if (event instanceof ClusterEvent.MemberRemoved) {
+          removedAt.compareAndSet(-1, round.get());
+        }
         return Behaviors.same();
       });
-    }), "unreachable-listener", Props.empty());
+    }), "membership-listener", Props.empty());
 
     NodeSupport.awaitFormed(system, sharding, TYPE, nodes);
     NodeSupport.out("FORMED node=" + name + " address=" + Cluster.get(system).selfMember().address()
@@ -153,6 +175,16 @@ public final class FailoverNode {
           NodeSupport.out("STARTED node=" + name);
         }
         case "MARK" -> markedAt[0] = round.get();
+        case "AWAIT ANSWERED" -> awaitAnswered(acked, name, Awaited.ANSWERED, round::get, round.get());
+        case "AWAIT UNREACHABLE" -> {
+          while (unreachableAt.get() < 0) {
+            Thread.sleep(POLL_MS);
+          }
+          NodeSupport.out("REACHED node=" + name + " what=" + Awaited.UNREACHABLE + " round=" + unreachableAt.get());
+        }
+        case "AWAIT REMOVED" -> awaitAnswered(acked, name, Awaited.REMOVED, round::get, awaitSeen(removedAt));
+        case "AWAIT REACHABLE" -> awaitAnswered(acked, name, Awaited.REACHABLE, round::get,
+            awaitSeen(reachableAgainAt));
         case "HELD" -> NodeSupport.out("HELD node=" + name + " buffered=" + sharding.shardRegionState(TYPE,
             java.time.Duration.ofSeconds(5)).toCompletableFuture().get(10, TimeUnit.SECONDS).bufferedMessages());
         case "STOP" -> {
@@ -173,6 +205,39 @@ public final class FailoverNode {
   }
 
   private static final AtomicBoolean STOP_TRAFFIC = new AtomicBoolean();
+  /** How often a waiting command looks at what it waits for; the wait ends on the event, not on a time. */
+  private static final int POLL_MS = 20;
+
+  /** The round in which this node first saw the event, once it has. */
+  private static int awaitSeen(AtomicInteger seenAt) throws InterruptedException {
+    while (seenAt.get() < 0) {
+      Thread.sleep(POLL_MS);
+    }
+    return seenAt.get();
+  }
+
+  /**
+   * Waits until every entity acknowledged a message of a round after {@code after}, then prints
+   * {@code REACHED}. The test's own timeout bounds the wait: a cluster that never recovers fails it.
+   */
+  private static void awaitAnswered(BitSet[] acked, String name, Awaited what, java.util.function.IntSupplier round,
+      int after) throws InterruptedException {
+    while (!answeredAfter(acked, after)) {
+      Thread.sleep(POLL_MS);
+    }
+    NodeSupport.out("REACHED node=" + name + " what=" + what + " after=" + after + " round=" + round.getAsInt());
+  }
+
+  private static boolean answeredAfter(BitSet[] acked, int after) {
+    synchronized (acked) {
+      for (BitSet b : acked) {
+        if (b.nextSetBit(after + 1) < 0) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
 
   /** Waits until no acknowledgement has come for two seconds (at most 60 s). */
   private static void awaitQuiet(BitSet[] acked) throws InterruptedException {

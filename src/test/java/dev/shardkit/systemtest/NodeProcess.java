@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
 final class NodeProcess {
   private static final int KEPT_LINES = 200;
   private static final List<String> KEYWORDS = List.of("FORMED", "SENT", "RESULT", "ENTITIES", "FAILED", "DEADLINE",
-      "STARTED", "STOPPED", "REPORT", "HELD", "SAW", "ADOPTED");
+      "STARTED", "STOPPED", "REPORT", "HELD", "SAW", "ADOPTED", "REACHED");
 
   final String name;
   final Process process;

@@ -55,17 +55,30 @@ class PausedNodeTest {
     for (NodeProcess node : nodes) {
       node.await("STARTED", 30);
     }
-    Thread.sleep(3_000);
+    // Every shard has a home every sender knows before the freeze.
+    awaitOnAll(nodes, "AWAIT ANSWERED", 60);
     NodeProcess frozen = nodes.get(NODES - 1);
+    List<NodeProcess> others = nodes.subList(0, NODES - 1);
+    long frozenAt = System.nanoTime();
     signal(frozen, "STOP");
-    // Long enough to be marked unreachable (about 5 s), far from being downed (35 s).
-    Thread.sleep(10_000);
+    // Unreachable after about 5 s of silence, far from being downed (30 s of an unchanged view more).
+    awaitOnAll(others, "AWAIT UNREACHABLE", 60);
     NodeProcess watcher = nodes.get(0);
-    watcher.command("HELD");
-    long held = Long.parseLong(watcher.await("HELD", 30).get("buffered"));
-    Thread.sleep(2_000);
+    long held = 0;
+    // The region hears of the unreachable node just after the listener did; from then on it holds.
+    while (held == 0 && System.nanoTime() - frozenAt < TimeUnit.SECONDS.toNanos(20)) {
+      watcher.command("HELD");
+      held = Long.parseLong(watcher.await("HELD", 30).get("buffered"));
+      if (held == 0) {
+        Thread.sleep(50);
+      }
+    }
     signal(frozen, "CONT");
-    Thread.sleep(10_000);
+    long frozenMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt);
+    // Back: each of the others saw it reachable again and then had every entity answer it; the
+    // thawed node itself has every entity answer it again.
+    awaitOnAll(others, "AWAIT REACHABLE", 120);
+    awaitOnAll(List.of(frozen), "AWAIT ANSWERED", 120);
     for (NodeProcess node : nodes) {
       node.command("STOP");
     }
@@ -82,11 +95,20 @@ class PausedNodeTest {
             node.name + " saw the frozen node unreachable: " + report);
       }
     }
-    System.out.println("Froze a node for 12 s: " + watcher.name + " held " + held + " messages for it; lost " + lost
+    System.out.println("Froze a node for " + frozenMillis + " ms: " + watcher.name + " held " + held + " messages for it; lost " + lost
         + " of " + sent + " messages; " + reports);
     assertTrue(held > 0, "while the node was unreachable, messages for its shards were held, not sent: " + held);
     assertEquals(0, lost, "messages lost: " + reports);
     System.out.println(WitnessLog.read(witnessDir, NODES).assertSingleWriterInOrder("froze " + frozen.name));
+  }
+
+  private static void awaitOnAll(List<NodeProcess> nodes, String command, long timeoutSeconds) throws Exception {
+    for (NodeProcess node : nodes) {
+      node.command(command);
+    }
+    for (NodeProcess node : nodes) {
+      node.await("REACHED", timeoutSeconds);
+    }
   }
 
   private static void signal(NodeProcess node, String signal) throws Exception {

@@ -92,7 +92,8 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
     });
     this.store = new SimCoordinatorStore(scheduler, rng,
         n -> membership.alive(n) && (scenario.storeOutsideCluster() || !membership.cutOff(n)
-            && membership.status(n) != null && membership.status(n) != MemberStatus.down()), scenario.lostReplies());
+            && membership.status(n) != null && membership.status(n) != MemberStatus.down()), scenario.lostReplies(),
+        (scenario.lastActionEndMs() + 15_000) * MS);
     membership.listener(this);
     long last = scenario.lastActionEndMs();
     this.trafficEnd = (last + 15_000) * MS;

@@ -36,16 +36,25 @@ final class SimCoordinatorStore {
   private final SimRng rng;
   private final Reach reach;
   private final double lostReplies;
+  /** When replies stop being lost, in simulated nanoseconds. */
+  private final long lostUntil;
   private CoordinatorState state = CoordinatorState.empty();
   private long term;
   private long outageUntil = -1;
   private final Set<StoredHome> history = new HashSet<>();
 
-  SimCoordinatorStore(SimScheduler scheduler, SimRng rng, Reach reach, double lostReplies) {
+  /**
+   * @param lostReplies the share of writes whose reply is lost, until {@code lostUntil}: like every
+   *     other fault, lost replies end with the scenario's faults, so that the calm tail ends with
+   *     the coordinator's view confirmed (four lost in a row near the end, each retried after a
+   *     longer back-off, outlasted the tail and failed the end's check with nothing wrong)
+   */
+  SimCoordinatorStore(SimScheduler scheduler, SimRng rng, Reach reach, double lostReplies, long lostUntil) {
     this.scheduler = scheduler;
     this.rng = rng;
     this.reach = reach;
     this.lostReplies = lostReplies;
+    this.lostUntil = lostUntil;
   }
 
   /** One coordinator incarnation's use of the store: it writes at the term it loaded. */
@@ -78,7 +87,7 @@ final class SimCoordinatorStore {
           failed.accept(new CoordinatorStateSupersededException("term " + loadedTerm + " superseded by " + term));
         } else {
           write(after);
-          if (rng.chance("store.lost", lostReplies)) {
+          if (scheduler.now() < lostUntil && rng.chance("store.lost", lostReplies)) {
             scheduler.after(rng.millis("store.lost.after", 100, 1000),
                 () -> failed.accept(new TimeoutException("reply lost")));
           } else {

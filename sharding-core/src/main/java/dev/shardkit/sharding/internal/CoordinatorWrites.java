@@ -3,7 +3,9 @@ package dev.shardkit.sharding.internal;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
@@ -44,6 +46,8 @@ final class CoordinatorWrites {
   private CoordinatorState stored;
   /** The write in flight, or failed and waiting to be retried; null when none is. */
   private Batch inFlight;
+  /** The shards the events of {@link #inFlight} name; empty when none is in flight. Looked up only. */
+  private Set<String> inFlightShards = Set.of();
   private final List<CoordinatorEvent> queuedEvents = new ArrayList<>();
   private final List<Runnable> queuedAfterwards = new ArrayList<>();
 
@@ -63,10 +67,19 @@ final class CoordinatorWrites {
     return stored;
   }
 
-  /** The shard's home if it is stored and no decision about it waits to be stored; else null. */
+  /**
+   * The shard's home if it is stored and no decision about it waits to be stored; else null. A
+   * write in flight that names the shard leaves it unsettled even if the write would leave its
+   * home as it is: a write that failed without an answer (a lost reply, a timeout) may have been
+   * stored, and its retry carries it together with what was decided since, so until that retry is
+   * confirmed the store may hold the failed attempt's home.
+   */
   ActorRef<Object> settledHome(String shardId) {
     ActorRef<Object> home = stored.shards().get(shardId);
-    return home != null && home.equals(decided.shards().get(shardId)) ? home : null;
+    if (home == null || !home.equals(decided.shards().get(shardId)) || inFlightShards.contains(shardId)) {
+      return null;
+    }
+    return home;
   }
 
   /**
@@ -118,7 +131,7 @@ final class CoordinatorWrites {
     if (queuedEvents.isEmpty()) {
       return new Next(null, afterwards);
     }
-    inFlight = new Batch(queuedEvents, decided, afterwards);
+    inFlight(new Batch(queuedEvents, decided, afterwards));
     queuedEvents.clear();
     return new Next(inFlight, List.of());
   }
@@ -131,7 +144,7 @@ final class CoordinatorWrites {
    */
   List<Runnable> written() {
     Batch done = requireInFlight();
-    inFlight = null;
+    inFlight(null);
     stored = done.after();
     return done.afterwards();
   }
@@ -150,8 +163,25 @@ final class CoordinatorWrites {
     afterwards.addAll(queuedAfterwards);
     queuedEvents.clear();
     queuedAfterwards.clear();
-    inFlight = new Batch(events, decided, afterwards);
+    inFlight(new Batch(events, decided, afterwards));
     return inFlight;
+  }
+
+  private void inFlight(Batch batch) {
+    inFlight = batch;
+    if (batch == null) {
+      inFlightShards = Set.of();
+      return;
+    }
+    Set<String> named = new HashSet<>();
+    for (CoordinatorEvent event : batch.events()) {
+      if (event instanceof CoordinatorEvent.ShardHomeAllocated allocated) {
+        named.add(allocated.shardId());
+      } else if (event instanceof CoordinatorEvent.ShardHomeDeallocated deallocated) {
+        named.add(deallocated.shardId());
+      }
+    }
+    inFlightShards = named;
   }
 
   private Batch requireInFlight() {

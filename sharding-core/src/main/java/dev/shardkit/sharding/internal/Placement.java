@@ -12,6 +12,7 @@ import dev.shardkit.sharding.spi.CoordinatorState;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -106,6 +107,13 @@ public final class Placement {
   private final Set<String> told = new LinkedHashSet<>();
   /** How many regions took shards when the told ones were last spread; -1 before that. */
   private int regionsAtLastToldSpread = -1;
+  /**
+   * Shards a region asked for, or every region was told of, since this coordinator began: they are
+   * never {@link #untouched} again, not even when {@link #placeAll} places them again after their
+   * region was lost, since an answer to an earlier request may still be on its way to a region
+   * that then starts the shard at its new home. Looked up only.
+   */
+  private final Set<String> everInUse = new HashSet<>();
   /** Shards that must get a home without waiting for a message, for their remembered entities. */
   private final Set<String> toPlace = new LinkedHashSet<>();
 
@@ -149,7 +157,11 @@ public final class Placement {
       return List.of();
     }
     allPlaced = true;
-    untouched.addAll(toPlace);
+    for (String shardId : toPlace) {
+      if (!everInUse.contains(shardId)) {
+        untouched.add(shardId);
+      }
+    }
     regionsAtLastSpread = v.takingShards().size();
     regionsAtLastToldSpread = regionsAtLastSpread;
     return events;
@@ -306,6 +318,7 @@ public final class Placement {
 
   /** A region asked for the shard, or it is being moved: from now on it may be in use. */
   void used(String shardId) {
+    everInUse.add(shardId);
     untouched.remove(shardId);
     told.remove(shardId);
   }
@@ -329,6 +342,7 @@ public final class Placement {
     // for every element of the set, quadratic (seconds at 100 000 shards).
     shardIds.forEach(untouched::remove);
     told.addAll(shardIds);
+    everInUse.addAll(shardIds);
   }
 
   /** A region was lost: its shards need homes again, so {@link #placeAll} looks again. */

@@ -11,6 +11,7 @@ import dev.shardkit.sharding.internal.CoordinatorWrites.Next;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
+import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,6 +73,32 @@ class CoordinatorWritesTest {
     assertEquals(List.of("ack r(1)", "home a", "home b"), ran);
     assertFalse(w.busy());
     assertEquals(w.decided(), w.stored());
+  }
+
+  /**
+   * Seed 73697 of the coordinator simulation: a write's reply was lost, though the store held it
+   * (shard 15 moved to r(1)); a later decision moved the shard back, so decided and stored agreed
+   * again, and the coordinator told a region the old home while the store held the new one.
+   */
+  @Test
+  void aShardNamedByAWriteWithoutAnAnswerIsNotSettledEvenIfTheRetryLeavesItAsItWas() {
+    CoordinatorWrites w = new CoordinatorWrites(stateOf(List.of(new RegionRegistered(r(0)),
+        new RegionRegistered(r(1)), new ShardHomeAllocated("15", r(0)))));
+    assertEquals(r(0), w.settledHome("15"));
+    w.decide(List.of(new ShardHomeDeallocated("15"), new ShardHomeAllocated("15", r(1))), effect("moved"));
+    w.next();
+    assertNull(w.settledHome("15"), "a write naming the shard is in flight");
+    // The reply is lost: the store may hold r(1) now. The shard is moved back meanwhile.
+    w.decide(List.of(new ShardHomeDeallocated("15"), new ShardHomeAllocated("15", r(0))), effect("back"));
+    assertEquals(r(0), w.decided().shards().get("15"));
+    assertEquals(r(0), w.stored().shards().get("15"));
+    assertNull(w.settledHome("15"), "the failed write may have stored another home");
+    Batch retried = w.retry();
+    assertEquals(r(0), retried.after().shards().get("15"));
+    assertNull(w.settledHome("15"), "the retry that would settle it is not confirmed yet");
+    run(w.written());
+    assertEquals(r(0), w.settledHome("15"), "settled once the retry is stored");
+    assertEquals(List.of("moved", "back"), ran);
   }
 
   @Test

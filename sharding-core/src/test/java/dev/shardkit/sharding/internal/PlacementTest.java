@@ -131,6 +131,37 @@ class PlacementTest {
     assertEquals(List.of(new ShardHomeDeallocated("3"), new ShardHomeAllocated("3", r(2))), moves);
   }
 
+  /**
+   * Seed 451471 of the coordinator simulation: a region asked for shard 1 while its home was being
+   * decided; the home's region was lost, and the shard, placed again with the others of that
+   * region, counted as unused, so that a joining region later got it without a hand-off while the
+   * answer to the earlier request had started it at its new home.
+   */
+  @Test
+  void aShardAskedForOnceIsNotUnusedAgainWhenItIsPlacedAgainAfterItsRegionWasLost() {
+    Placement p = placement(4);
+    CoordinatorState state = applied(registered(r(1), r(2)), p.placeAll(view(registered(r(1), r(2)), up(2))));
+    List<String> onSecond = List.copyOf(state.regions().get(r(2)));
+    assertEquals(2, onSecond.size(), "the second region took half: " + state);
+    String asked = onSecond.get(0);
+    p.used(asked);
+
+    state = state.applied(new RegionTerminated(r(2)));
+    p.regionLost();
+    MemberSnapshot first = new MemberSnapshot(List.of(new Node(node(1), MemberStatus.up(), Set.of())), node(1));
+    List<CoordinatorEvent> again = p.placeAll(view(state, first));
+    assertEquals(2, again.size(), "the lost region's shards are placed again: " + again);
+    state = applied(state, again);
+
+    state = state.applied(new RegionRegistered(r(3)));
+    MemberSnapshot withThird = new MemberSnapshot(List.of(new Node(node(1), MemberStatus.up(), Set.of()),
+        new Node(node(3), MemberStatus.up(), Set.of())), node(1));
+    assertFalse(p.spreadDue(asked, view(state, withThird)), "asked for: moving it needs a hand-off");
+    List<CoordinatorEvent> moves = p.spreadUntouched(view(state, withThird));
+    assertFalse(moves.contains(new ShardHomeDeallocated(asked)), "moved without a hand-off: " + moves);
+    assertFalse(moves.isEmpty(), "the shards never asked for are spread as before");
+  }
+
   @Test
   void toldShardsNotSeenInUseAreOfferedToAJoiningRegionOnceAndThoseInUseAreNot() {
     Placement p = placement(100);

@@ -109,8 +109,20 @@ class CoordinatorSimulationTest {
    * stale view (shards homed at its own dead region); the successor, idle, did not notice (I10).
    * Fixed in CoordinatorMachine: every load, not only a reload after a refused write, waits for
    * the node's delivery gate to open.
+   *
+   * <p>73697: a write's reply was lost though the store held it (shard 15 moved); a later
+   * decision moved the shard back, stored and decided agreed again, and the coordinator told a
+   * region the old home while the store held the new one; a successor then moved the shard as
+   * unused, and that region's belief stayed wrong (I10). Fixed in CoordinatorWrites: a shard named
+   * by the write in flight is not settled.
+   *
+   * <p>451471: a region asked for shard 13 while a write placing it was retried through a store
+   * outage; the region it was placed at was lost, and the shard, placed again with that region's
+   * others, counted as unused again. The pending answer started it at its new home, and a region
+   * that joined later got it without a hand-off, where it started too (I2). Fixed in Placement: a
+   * shard once asked for or told of is never unused again.
    */
-  static final long[] ZOMBIE_REGRESSION_SEEDS = {1883085820350823815L};
+  static final long[] ZOMBIE_REGRESSION_SEEDS = {1883085820350823815L, 73697, 451471};
 
   @Test
   void regressionSeeds() {

@@ -17,8 +17,6 @@ import org.apache.pekko.cluster.ClusterEvent.MemberEvent;
 import org.apache.pekko.cluster.ClusterEvent.ReachabilityEvent;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Subscribe;
-import org.apache.pekko.serialization.SerializationExtension;
-import org.apache.pekko.serialization.Serializer;
 import org.slf4j.Logger;
 
 /**
@@ -58,9 +56,8 @@ final class ShardRegion {
         Adapter.toClassic(context.getSystem()).eventStream()::publish);
     spec.handle().useDrops(drops);
     var classic = Adapter.toClassic(context.getSystem());
-    this.serializer = shardingSerializer(classic);
-    this.maximumFrameSize = (int) Math.min(Integer.MAX_VALUE,
-        classic.settings().config().getBytes("pekko.remote.artery.advanced.maximum-frame-size"));
+    this.serializer = DeliveryLink.serializer(classic);
+    this.maximumFrameSize = DeliveryLink.maximumFrameSize(classic);
     ActorRef<Object> self = context.getSelf();
     RegionMachine machine = new RegionMachine(
         RegionConfig.of(spec.typeName(), spec.proxyOnly(), spec.rememberEntities().isPresent(), spec.settings()),
@@ -135,22 +132,6 @@ final class ShardRegion {
 
   private void drop(Object message, String reason) {
     drops.dropped(message, reason, Adapter.toClassic(context.getSelf()));
-  }
-
-  private static ShardingSerializer shardingSerializer(org.apache.pekko.actor.ActorSystem classic) {
-    Serializer bound;
-    try {
-      bound = SerializationExtension.get(classic).serializerFor(DeliveryBatch.class);
-    } catch (java.io.NotSerializableException e) {
-      throw new IllegalStateException("shardkit's messages have no serializer; shardkit's reference.conf binds them "
-          + "to " + ShardingSerializer.class.getName() + " in pekko.actor.serialization-bindings", e);
-    }
-    if (!(bound instanceof ShardingSerializer sharding)) {
-      throw new IllegalStateException("shardkit's messages must be bound to " + ShardingSerializer.class.getName()
-          + " (shardkit's reference.conf does so), but pekko.actor.serialization-bindings binds them to "
-          + bound.getClass().getName());
-    }
-    return sharding;
   }
 
   /** The machine's effects, carried out with Pekko and the per-message path. */
@@ -244,26 +225,19 @@ final class ShardRegion {
       drops.summarize();
     }
 
+    /**
+     * Logged with the notice's pattern and arguments, not a rendered line, and without asking first
+     * whether the level is on: a filter may let one pattern through by its text (the benchmarks'
+     * watch of the up-front line does).
+     */
     @Override
     public void report(RegionNotice notice) {
       switch (notice.level()) {
         case ERROR -> log.error(notice.pattern(), notice.args());
         case WARN -> log.warn(notice.pattern(), notice.args());
-        case INFO -> {
-          if (log.isInfoEnabled()) {
-            log.info(notice.pattern(), notice.args());
-          }
-        }
-        case DEBUG -> {
-          if (log.isDebugEnabled()) {
-            log.debug(notice.pattern(), notice.args());
-          }
-        }
-        case TRACE -> {
-          if (log.isTraceEnabled()) {
-            log.trace(notice.pattern(), notice.args());
-          }
-        }
+        case INFO -> log.info(notice.pattern(), notice.args());
+        case DEBUG -> log.debug(notice.pattern(), notice.args());
+        case TRACE -> log.trace(notice.pattern(), notice.args());
       }
     }
 

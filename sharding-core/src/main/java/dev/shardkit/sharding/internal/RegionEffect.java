@@ -152,6 +152,17 @@ sealed interface RegionEffect {
     }
   }
 
+  /**
+   * Look whether the links hold nothing, waiting or unacknowledged, now: what callers put in by the
+   * shortcut since the links' flushes counts too. Answered with {@link RegionInput.LinksIdle}.
+   */
+  record CheckLinksIdle(List<Outbox> links) implements RegionEffect {
+    @Override
+    public RegionInput carryOut(RegionPorts ports) {
+      return ports.checkLinksIdle(links);
+    }
+  }
+
   /** Fire {@link RegionInput.TimerFired} after {@code delay} (every {@code delay} if {@code repeat}). */
   record StartTimer(RegionTimer key, long generation, Duration delay, boolean repeat) implements RegionEffect {
     @Override

@@ -72,6 +72,9 @@ sealed interface RegionInput extends NoSerializationVerificationNeeded {
   /** The answer to {@link RegionEffect.CheckQuiet}: whether no caller can still send by an older table. */
   record QuietChecked(long token, boolean quiet) implements RegionInput {}
 
+  /** The answer to {@link RegionEffect.CheckLinksIdle}: whether no link holds a message, waiting or unacknowledged. */
+  record LinksIdle(boolean idle) implements RegionInput {}
+
   /** The timer of {@code key} started as {@code generation} fired. */
   record TimerFired(RegionTimer key, long generation) implements RegionInput {}
 

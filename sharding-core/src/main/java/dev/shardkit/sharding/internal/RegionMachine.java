@@ -109,6 +109,8 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
   private final Map<Outbox, Flush> flushes = new LinkedHashMap<>();
   private boolean shuttingDown;
+  /** A {@link RegionEffect.CheckLinksIdle} is on its way: its answer decides whether the region stops. */
+  private boolean checkingLinksIdle;
   private boolean stopped;
   private RoutingTable published;
 
@@ -230,6 +232,8 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       onLinkClosed(c.closed());
     } else if (input instanceof RegionInput.LinkFlushed f) {
       onLinkFlushed(f.destination());
+    } else if (input instanceof RegionInput.LinksIdle idle) {
+      onLinksIdle(idle.idle());
     } else if (input instanceof RegionInput.Membership m) {
       onNodeEvent(m.change());
     } else if (input instanceof RegionInput.Gate g) {
@@ -854,12 +858,12 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   }
 
   /**
-   * Shutting down: stops once it hosts, hands off and holds nothing, and every link has answered a
-   * flush asked after the last message the region handed it (so what it sent has been acknowledged).
+   * Shutting down: stops once it hosts, hands off and holds nothing, every link has answered a
+   * flush asked after the last message the region handed it (so what it sent has been acknowledged),
+   * and, looked at right then, the links hold nothing that callers put in since.
    */
   private void stopIfDone() {
-    if (ShutdownProgress.of(routing.table().localShards().size() + starting.size(), !handOffs.isEmpty(),
-        routing.held(), 0) != ShutdownProgress.DONE) {
+    if (!handedEverythingOff()) {
       return;
     }
     int notFlushed = 0;
@@ -874,10 +878,29 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
         notFlushed++;
       }
     }
-    if (ShutdownProgress.of(0, false, 0, notFlushed) != ShutdownProgress.DONE) {
+    if (ShutdownProgress.of(0, false, 0, notFlushed) != ShutdownProgress.DONE || checkingLinksIdle) {
       return;
     }
-    stop(RegionNotice.shutDown(typeName));
+    // Callers may have put messages into a link by the shortcut since it answered: the last look
+    // is at the links themselves, right before stopping.
+    checkingLinksIdle = true;
+    effects.add(new RegionEffect.CheckLinksIdle(List.copyOf(links.outboxes())));
+  }
+
+  /** Hosts, hands off and holds nothing (the links aside). */
+  private boolean handedEverythingOff() {
+    return ShutdownProgress.of(routing.table().localShards().size() + starting.size(), !handOffs.isEmpty(),
+        routing.held(), 0) == ShutdownProgress.DONE;
+  }
+
+  private void onLinksIdle(boolean idle) {
+    checkingLinksIdle = false;
+    if (idle && handedEverythingOff()) {
+      stop(RegionNotice.shutDown(typeName));
+      return;
+    }
+    // Flushed again; the handle's own look (stopIfDone) asks for it.
+    flushes.values().forEach(flush -> flush.offeredSince = true);
   }
 
   private void onLinkFlushed(ActorRef<Object> destination) {

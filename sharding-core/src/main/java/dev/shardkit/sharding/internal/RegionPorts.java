@@ -50,6 +50,13 @@ interface RegionPorts {
    */
   RegionInput checkQuiet(long token, String shardId);
 
+  /**
+   * Looks whether none of {@code links} holds a message, waiting or sent and unacknowledged.
+   *
+   * @return {@link RegionInput.LinksIdle}
+   */
+  RegionInput checkLinksIdle(List<Outbox> links);
+
   void startTimer(RegionTimer key, long generation, Duration delay, boolean repeat);
 
   void cancelTimer(RegionTimer key);

@@ -201,6 +201,16 @@ final class ShardRegion {
     }
 
     @Override
+    public RegionInput checkLinksIdle(List<Outbox> links) {
+      for (Outbox outbox : links) {
+        if (outbox.pending() > 0) {
+          return new RegionInput.LinksIdle(false);
+        }
+      }
+      return new RegionInput.LinksIdle(true);
+    }
+
+    @Override
     public void startTimer(RegionTimer key, long generation, Duration delay, boolean repeat) {
       RegionInput.TimerFired fired = new RegionInput.TimerFired(key, generation);
       if (repeat) {

@@ -74,6 +74,8 @@ class RegionMachineTest {
   private RegionMachine machine;
   /** What the next CheckQuiet is answered with; then quiet again. */
   private final ArrayDeque<Boolean> quietAnswers = new ArrayDeque<>();
+  /** What the next CheckLinksIdle is answered with; then idle. */
+  private final ArrayDeque<Boolean> idleAnswers = new ArrayDeque<>();
 
   @BeforeEach
   void newMachine() {
@@ -109,6 +111,9 @@ class RegionMachineTest {
           ActorRef<Object> shard = refs.local();
           shards.put(s.shardId(), shard);
           next.add(new RegionInput.ShardStarted(s.shardId(), shard));
+        } else if (e instanceof RegionEffect.CheckLinksIdle) {
+          Boolean idle = idleAnswers.poll();
+          next.add(new RegionInput.LinksIdle(idle == null || idle));
         } else if (e instanceof CheckQuiet q) {
           Boolean quiet = quietAnswers.poll();
           next.add(new RegionInput.QuietChecked(q.token(), quiet == null || quiet));
@@ -447,6 +452,21 @@ class RegionMachineTest {
     assertFalse(machine.isStopped(), "flush 1 was asked before the last message");
     in(new RegionInput.LinkFlushed(region2));
     assertTrue(machine.isStopped());
+  }
+
+  @Test
+  void whatCallersPutIntoALinkAfterItsFlushIsFlushedTooBeforeTheRegionStops() {
+    registered(1);
+    protocol(new ShardHome("s2", region2, 1));
+    in(new RegionInput.GracefulShutdown(refs.local()));
+    idleAnswers.add(false);
+    List<RegionEffect> flushed = in(new RegionInput.LinkFlushed(region2));
+    assertEquals(1, of(RegionEffect.CheckLinksIdle.class, flushed).size(), "the last look, at the links themselves");
+    assertEquals(List.of(new DeliveryLink.Flush(self)), of(ToLink.class, flushed).stream().map(ToLink::message)
+        .toList(), "a caller's message by the shortcut came since: flushed again");
+    assertFalse(machine.isStopped());
+    List<RegionEffect> again = in(new RegionInput.LinkFlushed(region2));
+    assertInstanceOf(RegionEffect.Stopped.class, again.get(again.size() - 1));
   }
 
   @Test

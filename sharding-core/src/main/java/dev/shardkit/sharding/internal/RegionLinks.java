@@ -125,11 +125,6 @@ final class RegionLinks {
     });
   }
 
-  /** Messages waiting in the links, or sent and not yet acknowledged: 0 once all have arrived. */
-  int pending() {
-    return links.values().stream().mapToInt(Outbox::pending).sum();
-  }
-
   /** The outboxes of the links, in the order they were started. */
   java.util.Collection<Outbox> outboxes() {
     return links.values();

@@ -71,11 +71,18 @@ class RegionLinksTest {
   }
 
   @Test
+  void theOutboxesAreListedInTheOrderTheirLinksStarted() {
+    links.outboxFor(destinationB);
+    links.outboxFor(destinationA);
+    assertEquals(List.of(destinationB, destinationA), links.outboxes().stream().map(Outbox::destination).toList());
+  }
+
+  @Test
   void pendingCountsWhatWaitsInEveryLink() {
-    assertEquals(0, links.pending());
+    assertEquals(0, links.outboxes().stream().mapToInt(Outbox::pending).sum());
     links.outboxFor(destinationA).offer(msg("s1", 1));
     links.outboxFor(destinationB).offerAlways(msg("s2", 2));
-    assertEquals(2, links.pending());
+    assertEquals(2, links.outboxes().stream().mapToInt(Outbox::pending).sum());
   }
 
   @Test

@@ -192,7 +192,7 @@ public final class FailoverNode {
           if (traffic != null) {
             traffic.join();
           }
-          awaitQuiet(acked);
+          awaitQuiet(acked, sharding);
           if (witness != null) {
             witness.flush();
           }
@@ -239,12 +239,16 @@ public final class FailoverNode {
     return true;
   }
 
-  /** Waits until no acknowledgement has come for two seconds (at most 60 s). */
-  private static void awaitQuiet(BitSet[] acked) throws InterruptedException {
+  /**
+   * Waits until this node's region holds no message (one waiting for a shard's home or for a
+   * hand-off to end is late, not lost) and no acknowledgement has come for two seconds; at most
+   * 60 s, after which what is missing counts as lost.
+   */
+  private static void awaitQuiet(BitSet[] acked, ClusterSharding sharding) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     long last = -1;
     int quietFor = 0;
-    while (quietFor < 4 && System.nanoTime() < deadline) {
+    while ((quietFor < 4 || heldHere(sharding) > 0) && System.nanoTime() < deadline) {
       long total = 0;
       synchronized (acked) {
         for (BitSet b : acked) {
@@ -254,6 +258,16 @@ public final class FailoverNode {
       quietFor = total == last ? quietFor + 1 : 0;
       last = total;
       Thread.sleep(500);
+    }
+  }
+
+  /** The messages this node's region holds now; a region that does not answer counts as holding. */
+  private static long heldHere(ClusterSharding sharding) {
+    try {
+      return sharding.shardRegionState(TYPE, java.time.Duration.ofSeconds(5)).toCompletableFuture()
+          .get(10, TimeUnit.SECONDS).bufferedMessages();
+    } catch (Exception e) {
+      return 1;
     }
   }
 

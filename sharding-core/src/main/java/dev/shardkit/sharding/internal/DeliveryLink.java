@@ -16,6 +16,8 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.serialization.Serialization$;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
 import org.slf4j.Logger;
 
 /**
@@ -98,6 +100,29 @@ final class DeliveryLink {
       DropReporter drops, int maximumFrameSize) {
     return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
         new DeliveryLink(ctx, timers, outbox, settings, serializer, drops, maximumFrameSize).running()));
+  }
+
+  /** The serializer of shardkit's messages on {@code classic}: it must be shardkit's own. */
+  static ShardingSerializer serializer(org.apache.pekko.actor.ActorSystem classic) {
+    Serializer bound;
+    try {
+      bound = SerializationExtension.get(classic).serializerFor(DeliveryBatch.class);
+    } catch (java.io.NotSerializableException e) {
+      throw new IllegalStateException("shardkit's messages have no serializer; shardkit's reference.conf binds them "
+          + "to " + ShardingSerializer.class.getName() + " in pekko.actor.serialization-bindings", e);
+    }
+    if (!(bound instanceof ShardingSerializer sharding)) {
+      throw new IllegalStateException("shardkit's messages must be bound to " + ShardingSerializer.class.getName()
+          + " (shardkit's reference.conf does so), but pekko.actor.serialization-bindings binds them to "
+          + bound.getClass().getName());
+    }
+    return sharding;
+  }
+
+  /** Remoting's largest frame ({@code pekko.remote.artery.advanced.maximum-frame-size}). */
+  static int maximumFrameSize(org.apache.pekko.actor.ActorSystem classic) {
+    return (int) Math.min(Integer.MAX_VALUE,
+        classic.settings().config().getBytes("pekko.remote.artery.advanced.maximum-frame-size"));
   }
 
   private Behavior<Object> running() {

@@ -49,6 +49,17 @@ final class LimitShares<S> {
     return shares.getOrDefault(shardId, Integer.MAX_VALUE);
   }
 
+  /**
+   * A shard started with {@code given} is running now as {@code shard}: if its share changed while it
+   * started (another shard started meanwhile), it is told the current one.
+   */
+  void running(String shardId, int given, S shard) {
+    if (limits != null && told.containsKey(shardId) && limits.granted(shardId) != given) {
+      told.merge(shardId, 1, Integer::sum);
+      tell.accept(shard, limits.granted(shardId));
+    }
+  }
+
   /** A shard hosted here stopped: its share goes to the others, which are told. */
   void stopped(String shardId) {
     if (limits != null) {

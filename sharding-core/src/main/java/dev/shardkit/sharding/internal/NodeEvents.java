@@ -3,15 +3,7 @@ package dev.shardkit.sharding.internal;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.Address;
-import org.apache.pekko.cluster.ClusterEvent.MemberDowned;
-import org.apache.pekko.cluster.ClusterEvent.MemberEvent;
-import org.apache.pekko.cluster.ClusterEvent.MemberJoined;
-import org.apache.pekko.cluster.ClusterEvent.MemberUp;
-import org.apache.pekko.cluster.ClusterEvent.MemberWeaklyUp;
-import org.apache.pekko.cluster.ClusterEvent.ReachabilityEvent;
-import org.apache.pekko.cluster.ClusterEvent.ReachableMember;
-import org.apache.pekko.cluster.ClusterEvent.UnreachableMember;
-import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.UniqueAddress;
 
 /**
@@ -38,21 +30,35 @@ final class NodeEvents {
    * @return empty if the event changes nothing for the held nodes
    */
   static Optional<Change> of(Object event, UniqueAddress self) {
-    Transition transition = event instanceof UnreachableMember ? HeldNodes::unreachable
-        : event instanceof ReachableMember ? HeldNodes::reachable
-        : event instanceof MemberDowned ? HeldNodes::downed
-        : event instanceof MemberJoined || event instanceof MemberWeaklyUp || event instanceof MemberUp
-            ? HeldNodes::joined
-        : null;
-    if (transition == null) {
+    return ClusterChanges.of(event).flatMap(change -> of(change, self));
+  }
+
+  /**
+   * @param change a change of the cluster, as the machines see it
+   * @param self this node's incarnation
+   * @return empty if the change changes nothing for the held nodes
+   */
+  static Optional<Change> of(ClusterChange change, UniqueAddress self) {
+    ClusterChange.Node member;
+    Transition transition;
+    if (change instanceof ClusterChange.ReachabilityChanged r) {
+      member = r.node();
+      transition = r.reachable() ? HeldNodes::reachable : HeldNodes::unreachable;
+    } else if (change instanceof ClusterChange.MemberChanged m) {
+      member = m.node();
+      MemberStatus status = member.status();
+      transition = status == MemberStatus.down() ? HeldNodes::downed
+          : status == MemberStatus.joining() || status == MemberStatus.weaklyUp() || status == MemberStatus.up()
+              ? HeldNodes::joined
+          : null;
+    } else {
       return Optional.empty();
     }
-    Member member = event instanceof ReachabilityEvent r ? r.member() : ((MemberEvent) event).member();
-    if (member.uniqueAddress().equals(self)) {
+    if (transition == null || member.id().equals(self)) {
       return Optional.empty();
     }
-    Address node = member.address();
-    long uid = member.uniqueAddress().longUid();
+    Address node = member.id().address();
+    long uid = member.id().longUid();
     return Optional.of(new Change(node, held -> transition.apply(held, node, uid)));
   }
 }

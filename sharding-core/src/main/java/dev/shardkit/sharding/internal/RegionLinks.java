@@ -4,26 +4,20 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import org.apache.pekko.actor.Address;
-import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.serialization.SerializationExtension;
-import org.apache.pekko.serialization.Serializer;
-import org.slf4j.Logger;
 
 /**
  * A region's remote delivery: its links to the regions it sends to (a {@link DeliveryLink} behind
  * an {@link Outbox} per destination, started on first use), the sequences of the other regions'
  * links that send to it ({@link InboundSequences}), and the closing of a link whose destination
- * is gone. The region wires its messages to it.
+ * is gone. A component of the {@link RegionMachine}: what it does goes out through the callbacks it
+ * is given, as the machine's effects.
  *
  * <ul>
  *   <li>A batch is delivered only while this node's entities may be given messages: while its
@@ -35,70 +29,42 @@ import org.slf4j.Logger;
  *       {@code redeliver-unacknowledged-after-crash}, and is otherwise reported as possibly lost.
  * </ul>
  *
- * <p>Owned by the region actor; not thread-safe (the outboxes themselves are).
+ * <p>Owned by the region's machine; not thread-safe (the outboxes themselves are).
  */
 final class RegionLinks {
 
-  /** A link of another region that sent batches here has stopped: forget its sequence. Local only. */
-  record InboundLinkGone(ActorRef<Object> link) implements NoSerializationVerificationNeeded {}
-
   private final String typeName;
-  private final Logger log;
+  private final Consumer<RegionNotice> report;
   private final int outboxLimit;
   private final boolean redeliverUnacknowledged;
-  private final Function<Outbox, ActorRef<Object>> startLink;
+  private final Consumer<Outbox> startLink;
   private final Consumer<ActorRef<Object>> watchInbound;
   private final BiConsumer<ActorRef<Object>, Object> send;
-  private final Map<ActorRef<Object>, Outbox> links = new HashMap<>();
+  private final BiConsumer<Outbox, Object> toLink;
+  /** Insertion-ordered: the links are told things in the order they were started, in every JVM. */
+  private final Map<ActorRef<Object>, Outbox> links = new LinkedHashMap<>();
   private final InboundSequences<ActorRef<Object>> inbound = new InboundSequences<>();
 
   /**
    * @param outboxLimit the most messages a caller finds waiting in an outbox before it is refused
-   * @param startLink starts the link that drains a new outbox, and returns it
+   * @param report what there is to log
+   * @param startLink starts the link that drains a new outbox (and attaches it to the outbox)
    * @param watchInbound watches a link that sends here for the first time, so that
    *     {@link #inboundGone} is called when it stops
-   * @param send tells a link (this region's or another's) a message
+   * @param send tells another region's link a message
+   * @param toLink tells this region's link behind an outbox a message
    */
-  RegionLinks(String typeName, Logger log, int outboxLimit, boolean redeliverUnacknowledged,
-      Function<Outbox, ActorRef<Object>> startLink, Consumer<ActorRef<Object>> watchInbound,
-      BiConsumer<ActorRef<Object>, Object> send) {
+  RegionLinks(String typeName, Consumer<RegionNotice> report, int outboxLimit, boolean redeliverUnacknowledged,
+      Consumer<Outbox> startLink, Consumer<ActorRef<Object>> watchInbound, BiConsumer<ActorRef<Object>, Object> send,
+      BiConsumer<Outbox, Object> toLink) {
     this.typeName = typeName;
-    this.log = log;
+    this.report = report;
     this.outboxLimit = outboxLimit;
     this.redeliverUnacknowledged = redeliverUnacknowledged;
     this.startLink = startLink;
     this.watchInbound = watchInbound;
     this.send = send;
-  }
-
-  /** The remote delivery of the region {@code context} belongs to: its links are its children. */
-  static RegionLinks of(ActorContext<Object> context, RegionSpec spec, DropReporter drops) {
-    var classic = Adapter.toClassic(context.getSystem());
-    ShardingSerializer serializer = shardingSerializer(classic);
-    int maximumFrameSize = (int) Math.min(Integer.MAX_VALUE,
-        classic.settings().config().getBytes("pekko.remote.artery.advanced.maximum-frame-size"));
-    int[] started = {0};
-    return new RegionLinks(spec.typeName(), context.getLog(), spec.settings().bufferSize(),
-        spec.settings().remoteDelivery().redeliverUnacknowledgedAfterCrash(),
-        outbox -> context.spawn(DeliveryLink.create(outbox, spec.settings().remoteDelivery(), serializer, drops,
-            maximumFrameSize), "link-" + (++started[0])),
-        link -> context.watchWith(link, new InboundLinkGone(link)), ActorRef::tell);
-  }
-
-  private static ShardingSerializer shardingSerializer(org.apache.pekko.actor.ActorSystem classic) {
-    Serializer bound;
-    try {
-      bound = SerializationExtension.get(classic).serializerFor(DeliveryBatch.class);
-    } catch (java.io.NotSerializableException e) {
-      throw new IllegalStateException("shardkit's messages have no serializer; shardkit's reference.conf binds them "
-          + "to " + ShardingSerializer.class.getName() + " in pekko.actor.serialization-bindings", e);
-    }
-    if (!(bound instanceof ShardingSerializer sharding)) {
-      throw new IllegalStateException("shardkit's messages must be bound to " + ShardingSerializer.class.getName()
-          + " (shardkit's reference.conf does so), but pekko.actor.serialization-bindings binds them to "
-          + bound.getClass().getName());
-    }
-    return sharding;
+    this.toLink = toLink;
   }
 
   // ---- outgoing
@@ -107,7 +73,7 @@ final class RegionLinks {
   Outbox outboxFor(ActorRef<Object> destination) {
     return links.computeIfAbsent(destination, d -> {
       Outbox outbox = new Outbox(d, outboxLimit);
-      outbox.attach(startLink.apply(outbox));
+      startLink.accept(outbox);
       return outbox;
     });
   }
@@ -123,7 +89,7 @@ final class RegionLinks {
   void close(ActorRef<Object> destination, ActorRef<Object> replyTo) {
     Outbox outbox = links.get(destination);
     if (outbox != null) {
-      send.accept(outbox.link(), new DeliveryLink.Close(replyTo));
+      toLink.accept(outbox, new DeliveryLink.Close(replyTo));
     }
   }
 
@@ -140,9 +106,8 @@ final class RegionLinks {
     if (redeliverUnacknowledged) {
       back.addAll(closed.unacknowledged());
     } else if (!closed.unacknowledged().isEmpty()) {
-      log.warn("Entity type [{}]: region {} is gone without acknowledging {} message(s); they may have been lost "
-          + "with it (shardkit.sharding.remote-delivery.redeliver-unacknowledged-after-crash = on sends such "
-          + "messages to the shards' new homes)", typeName, closed.destination(), closed.unacknowledged().size());
+      report.accept(RegionNotice.goneWithoutAcknowledging(typeName, closed.destination(),
+          closed.unacknowledged().size()));
     }
     back.addAll(closed.unsent());
     return back.stream().filter(Deliver.class::isInstance).map(Deliver.class::cast).toList();
@@ -155,14 +120,14 @@ final class RegionLinks {
   void resendNow(Address node) {
     links.forEach((destination, outbox) -> {
       if (destination.path().address().equals(node)) {
-        send.accept(outbox.link(), DeliveryLink.ResendNow.INSTANCE);
+        toLink.accept(outbox, DeliveryLink.ResendNow.INSTANCE);
       }
     });
   }
 
-  /** Messages waiting in the links, or sent and not yet acknowledged: 0 once all have arrived. */
-  int pending() {
-    return links.values().stream().mapToInt(Outbox::pending).sum();
+  /** The outboxes of the links, in the order they were started. */
+  java.util.Collection<Outbox> outboxes() {
+    return links.values();
   }
 
   // ---- incoming
@@ -178,8 +143,7 @@ final class RegionLinks {
   boolean accept(DeliveryBatch batch, boolean gateClosed) {
     ActorRef<Object> link = batch.link();
     if (gateClosed) {
-      log.debug("Entity type [{}]: batch {} from {} waits until this node is confirmed a member", typeName,
-          batch.seq(), link);
+      report.accept(RegionNotice.batchWaits(typeName, batch.seq(), link));
       inbound.refuse(link);
       return false;
     }
@@ -193,8 +157,7 @@ final class RegionLinks {
       }
       case DUPLICATE -> send.accept(link, new DeliveryAck(inbound.lastDelivered(link), false));
       case GAP_ASK_RESEND -> {
-        log.debug("Entity type [{}]: batch {} from {} arrived before batch {}; asking for it again", typeName,
-            batch.seq(), link, inbound.lastDelivered(link) + 1);
+        report.accept(RegionNotice.batchGap(typeName, batch.seq(), link, inbound.lastDelivered(link) + 1));
         send.accept(link, new DeliveryAck(inbound.lastDelivered(link), true));
       }
       case GAP -> { }

@@ -21,8 +21,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * nothing to hand off. Which coordinator it acts on, and at which term, is its
  * {@link CoordinatorFence}'s to decide.
  *
- * <p>Owned by the region actor; not thread-safe. It sends and watches through the functions it is
- * given.
+ * <p>A component of the {@link RegionMachine}; not thread-safe. It sends and watches through the
+ * functions it is given, which the machine turns into its effects.
  */
 final class RegionRegistration {
 
@@ -35,7 +35,7 @@ final class RegionRegistration {
   private final Supplier<Set<String>> hosted;
   private final BiConsumer<ActorRef<Object>, Object> send;
   private final Consumer<ActorRef<Object>> watch;
-  private final RegionStatus status;
+  private final Status status;
   /** The coordinator that acknowledged this region (null while registering), and its term. */
   private final CoordinatorFence<ActorRef<Object>> fence = new CoordinatorFence<>();
   /** Homes and hand-offs told at a term the region has not been acknowledged at yet. */
@@ -51,10 +51,10 @@ final class RegionRegistration {
    * @param watch watches a coordinator that acknowledged, so that {@link #terminated} is called
    *     when it stops
    * @param status told with which coordinator, at which term, the region is registered, for the
-   *     node's health checks
+   *     node's health checks ({@link RegionStatus})
    */
   RegionRegistration(ActorRef<Object> self, ActorRef<Object> proxy, boolean proxyOnly, Supplier<Set<String>> hosted,
-      BiConsumer<ActorRef<Object>, Object> send, Consumer<ActorRef<Object>> watch, RegionStatus status) {
+      BiConsumer<ActorRef<Object>, Object> send, Consumer<ActorRef<Object>> watch, Status status) {
     this.self = self;
     this.proxy = proxy;
     this.proxyOnly = proxyOnly;
@@ -62,6 +62,15 @@ final class RegionRegistration {
     this.send = send;
     this.watch = watch;
     this.status = status;
+  }
+
+  /** Where the registration is told to, for the node's health checks. */
+  interface Status {
+    /** A new coordinator, or a new term of the current one, acknowledged the region. */
+    void registered(String coordinator, long term);
+
+    /** The region's coordinator went away; it registers with the next one. */
+    void registering();
   }
 
   /** Registers through the proxy. */

@@ -8,7 +8,7 @@ package dev.shardkit.sharding.internal;
 enum ShutdownProgress {
   /** Shards are still hosted or handed off here, or messages held. */
   HANDING_OFF,
-  /** Everything is handed off; the links still carry messages not acknowledged yet. */
+  /** Everything is handed off; some link has not yet had everything acknowledged. */
   LINKS_DRAINING,
   /** The region may stop. */
   DONE;
@@ -17,12 +17,13 @@ enum ShutdownProgress {
    * @param hosted shards hosted here
    * @param handingOff whether some shard is being handed off from here
    * @param held messages held for shards whose home is not known
-   * @param pendingInLinks messages waiting in the links, or sent and not yet acknowledged
+   * @param linksNotFlushed links that have not answered a flush asked after the last message the
+   *     region handed them: they may still carry messages not acknowledged yet
    */
-  static ShutdownProgress of(int hosted, boolean handingOff, int held, int pendingInLinks) {
+  static ShutdownProgress of(int hosted, boolean handingOff, int held, int linksNotFlushed) {
     if (hosted > 0 || handingOff || held > 0) {
       return HANDING_OFF;
     }
-    return pendingInLinks > 0 ? LINKS_DRAINING : DONE;
+    return linksNotFlushed > 0 ? LINKS_DRAINING : DONE;
   }
 }

@@ -15,7 +15,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.TestInbox;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** A region's remote-delivery bookkeeping; what it would tell links is recorded, not sent. */
 class RegionLinksTest {
@@ -31,6 +30,7 @@ class RegionLinksTest {
   private record Told(ActorRef<Object> to, Object message) {}
 
   private final List<Told> told = new ArrayList<>();
+  private final List<RegionNotice> notices = new ArrayList<>();
   private final List<Outbox> started = new ArrayList<>();
   private final List<ActorRef<Object>> watched = new ArrayList<>();
   private RegionLinks links;
@@ -41,11 +41,12 @@ class RegionLinksTest {
   }
 
   private RegionLinks linksRedelivering(boolean redeliverUnacknowledged) {
-    return new RegionLinks("type", LoggerFactory.getLogger(RegionLinksTest.class), 10, redeliverUnacknowledged,
+    return new RegionLinks("type", notices::add, 10, redeliverUnacknowledged,
         outbox -> {
           started.add(outbox);
-          return startedLink;
-        }, watched::add, (to, message) -> told.add(new Told(to, message)));
+          outbox.attach(startedLink);
+        }, watched::add, (to, message) -> told.add(new Told(to, message)),
+        (outbox, message) -> told.add(new Told(outbox.link(), message)));
   }
 
   private static Deliver msg(String shardId, int n) {
@@ -70,11 +71,18 @@ class RegionLinksTest {
   }
 
   @Test
+  void theOutboxesAreListedInTheOrderTheirLinksStarted() {
+    links.outboxFor(destinationB);
+    links.outboxFor(destinationA);
+    assertEquals(List.of(destinationB, destinationA), links.outboxes().stream().map(Outbox::destination).toList());
+  }
+
+  @Test
   void pendingCountsWhatWaitsInEveryLink() {
-    assertEquals(0, links.pending());
+    assertEquals(0, links.outboxes().stream().mapToInt(Outbox::pending).sum());
     links.outboxFor(destinationA).offer(msg("s1", 1));
     links.outboxFor(destinationB).offerAlways(msg("s2", 2));
-    assertEquals(2, links.pending());
+    assertEquals(2, links.outboxes().stream().mapToInt(Outbox::pending).sum());
   }
 
   @Test

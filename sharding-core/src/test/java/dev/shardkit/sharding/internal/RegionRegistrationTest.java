@@ -38,7 +38,17 @@ class RegionRegistrationTest {
 
   private RegionRegistration registration(boolean proxyOnly) {
     return new RegionRegistration(self, proxy, proxyOnly, () -> Set.of("1", "2"),
-        (to, message) -> told.add(new Told(to, message)), watched::add, status);
+        (to, message) -> told.add(new Told(to, message)), watched::add, new RegionRegistration.Status() {
+          @Override
+          public void registered(String coordinator, long term) {
+            status.registered(coordinator, term);
+          }
+
+          @Override
+          public void registering() {
+            status.registering();
+          }
+        });
   }
 
   @Test

@@ -1,0 +1,509 @@
+package dev.shardkit.sharding.internal;
+
+import static dev.shardkit.sharding.internal.TestRefs.node;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.shardkit.sharding.MessageExtractor;
+import dev.shardkit.sharding.internal.RegionEffect.CheckQuiet;
+import dev.shardkit.sharding.internal.RegionEffect.Drop;
+import dev.shardkit.sharding.internal.RegionEffect.OfferAlways;
+import dev.shardkit.sharding.internal.RegionEffect.Publish;
+import dev.shardkit.sharding.internal.RegionEffect.Report;
+import dev.shardkit.sharding.internal.RegionEffect.StartShard;
+import dev.shardkit.sharding.internal.RegionEffect.StartTimer;
+import dev.shardkit.sharding.internal.RegionEffect.Tell;
+import dev.shardkit.sharding.internal.RegionEffect.ToLink;
+import dev.shardkit.sharding.internal.RegionEffect.Watch;
+import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
+import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
+import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.UniqueAddress;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
+
+/** The region's machine, driven input by input: what it decides is read from its effects. */
+class RegionMachineTest {
+
+  @RegisterExtension static final TestRefs refs = new TestRefs();
+
+  /** Entity ids are "shard:entity". */
+  private static final MessageExtractor<Object, Object> EXTRACTOR = new MessageExtractor<>() {
+    @Override
+    public String entityId(Object message) {
+      return ((String) message).split("/")[0];
+    }
+
+    @Override
+    public String shardId(String entityId) {
+      return entityId.split(":")[0];
+    }
+
+    @Override
+    public Object unwrapMessage(Object message) {
+      return message;
+    }
+  };
+
+  private ActorRef<Object> self;
+  private ActorRef<Object> proxy;
+  private ActorRef<Object> coordinator;
+  private ActorRef<Object> region2;
+  private ActorRef<Object> region3;
+  private final Map<String, ActorRef<Object>> shards = new HashMap<>();
+  private RegionMachine machine;
+  /** What the next CheckQuiet is answered with; then quiet again. */
+  private final ArrayDeque<Boolean> quietAnswers = new ArrayDeque<>();
+  /** What the next CheckLinksIdle is answered with; then idle. */
+  private final ArrayDeque<Boolean> idleAnswers = new ArrayDeque<>();
+
+  @BeforeEach
+  void newMachine() {
+    self = refs.region(1);
+    proxy = refs.proxy(1);
+    coordinator = refs.local();
+    region2 = refs.region(2);
+    region3 = refs.region(3);
+    machine = machine(false);
+  }
+
+  private RegionMachine machine(boolean redeliver) {
+    RegionConfig cfg = new RegionConfig("T", false, 3, Duration.ofSeconds(1), Duration.ofSeconds(2), true,
+        Duration.ofMillis(500), OptionalInt.empty(), redeliver);
+    return new RegionMachine(cfg, self, "region-1", proxy, new UniqueAddress(node(1), 1L), EXTRACTOR,
+        ShardIdBounds.of("T", EXTRACTOR, 1000),
+        c -> c == NotSerializable.class ? Optional.of("no serializer") : Optional.empty());
+  }
+
+  private record NotSerializable() {}
+
+  /**
+   * Hands the machine an input, answers its synchronous effects as the actor does (a started shard
+   * runs as a fresh ref; a quiet check as {@link #quietAnswers} says), and returns every effect, copied.
+   */
+  private List<RegionEffect> in(RegionInput input) {
+    List<RegionEffect> all = new ArrayList<>();
+    ArrayDeque<RegionInput> next = new ArrayDeque<>();
+    for (RegionInput i = input; i != null; i = next.poll()) {
+      for (RegionEffect e : machine.handle(i, 0L)) {
+        all.add(e instanceof Tell t ? new Tell(t.to(), t.message()) : e);
+        if (e instanceof StartShard s) {
+          ActorRef<Object> shard = refs.local();
+          shards.put(s.shardId(), shard);
+          next.add(new RegionInput.ShardStarted(s.shardId(), shard));
+        } else if (e instanceof RegionEffect.CheckLinksIdle) {
+          Boolean idle = idleAnswers.poll();
+          next.add(new RegionInput.LinksIdle(idle == null || idle));
+        } else if (e instanceof CheckQuiet q) {
+          Boolean quiet = quietAnswers.poll();
+          next.add(new RegionInput.QuietChecked(q.token(), quiet == null || quiet));
+        }
+      }
+    }
+    return all;
+  }
+
+  private List<RegionEffect> protocol(ShardingProtocol message) {
+    return in(new RegionInput.Protocol(message));
+  }
+
+  private static <T> List<T> of(Class<T> type, List<RegionEffect> effects) {
+    return effects.stream().filter(type::isInstance).map(type::cast).toList();
+  }
+
+  private static List<Object> toldTo(ActorRef<Object> to, List<RegionEffect> effects) {
+    return of(Tell.class, effects).stream().filter(t -> t.to().equals(to)).map(Tell::message).toList();
+  }
+
+  private static List<RegionNotice> notices(List<RegionEffect> effects, Level level) {
+    return of(Report.class, effects).stream().map(Report::notice).filter(n -> n.level() == level).toList();
+  }
+
+  private static Deliver msg(String shard, int n) {
+    return new Deliver("T", shard, shard + ":e" + n, "m" + n);
+  }
+
+  private List<RegionEffect> caller(Deliver d) {
+    return in(new RegionInput.FromCaller(new RegionHandle.ViaRegion(d)));
+  }
+
+  private void registered(long term) {
+    in(new RegionInput.Start());
+    protocol(new RegisterAck(coordinator, term));
+  }
+
+  private static ClusterChange.Node member(int n, MemberStatus status) {
+    return new ClusterChange.Node(new UniqueAddress(node(n), n), status, Set.of(), n, "0.0.0");
+  }
+
+  // ---- registration and fence
+
+  @Test
+  void registersThroughTheProxyThenDirectlyWithTheCoordinatorThatAcknowledged() {
+    List<RegionEffect> start = in(new RegionInput.Start());
+    assertEquals(List.of(new ShardingProtocol.Register(self, Set.of())), toldTo(proxy, start));
+    assertEquals(2, of(StartTimer.class, start).size(), "the retry tick and the sweep of early markers");
+
+    List<RegionEffect> ack = protocol(new RegisterAck(coordinator, 3));
+    assertTrue(ack.contains(new Watch(coordinator, new RegionInput.CoordinatorTerminated(coordinator))));
+    assertTrue(ack.contains(new RegionEffect.Registered(coordinator.path().toString(), 3)));
+    assertEquals(List.of(new ShardingProtocol.Register(self, Set.of())), toldTo(coordinator, ack));
+
+    List<RegionEffect> older = protocol(new RegisterAck(refs.local(), 2));
+    assertEquals(1, notices(older, Level.WARN).size(), "an older coordinator is refused, and reported");
+    assertTrue(notices(protocol(new RegisterAck(refs.local(), 2)), Level.WARN).isEmpty(), "once per term");
+
+    List<RegionEffect> gone = in(new RegionInput.CoordinatorTerminated(coordinator));
+    assertTrue(gone.contains(new RegionEffect.Registering()));
+    assertEquals(List.of(new ShardingProtocol.Register(self, Set.of())), toldTo(proxy, gone));
+  }
+
+  @Test
+  void aHomeAtATermAheadIsHeldAndToldAgainOnceThatCoordinatorAcknowledges() {
+    registered(1);
+    ActorRef<Object> next = refs.local();
+    ShardHome ahead = new ShardHome("s1", region2, 2);
+    List<RegionEffect> refused = protocol(ahead);
+    assertTrue(of(Publish.class, refused).isEmpty(), "not believed");
+    assertEquals(List.of(new ShardingProtocol.Register(self, Set.of())), toldTo(proxy, refused),
+        "registers once for the coordinator it has not heard of");
+    assertTrue(toldTo(proxy, protocol(new ShardHome("s2", region2, 2))).isEmpty(), "once per term");
+
+    List<RegionEffect> ack = protocol(new RegisterAck(next, 2));
+    assertEquals(List.of(ahead, new ShardHome("s2", region2, 2)), toldTo(self, ack),
+        "told again, in order, through the mailbox");
+  }
+
+  // ---- routing, held messages, release
+
+  @Test
+  void messagesForAnUnknownHomeAreHeldTheFirstAsksAndTheHomeReleasesThemInOrder() {
+    registered(1);
+    List<RegionEffect> first = caller(msg("s1", 1));
+    assertEquals(List.of(new GetShardHome("s1", self)), toldTo(coordinator, first));
+    assertInstanceOf(RegionEffect.Routed.class, first.get(first.size() - 1), "routed, after its effects");
+    assertTrue(toldTo(coordinator, caller(msg("s1", 2))).isEmpty(), "later ones wait for the same answer");
+
+    List<RegionEffect> home = protocol(new ShardHome("s1", region2, 1));
+    List<OfferAlways> released = of(OfferAlways.class, home);
+    assertEquals(List.of(msg("s1", 1), msg("s1", 2)), released.stream().map(OfferAlways::item).toList());
+    assertTrue(home.contains(new Watch(region2, new RegionInput.RegionTerminated(region2))));
+    assertEquals(1, of(RegionEffect.StartLink.class, home).size());
+    int lastOffer = home.indexOf(released.get(1));
+    assertTrue(home.indexOf(of(Publish.class, home).get(0)) > lastOffer, "the table is published after the release");
+
+    List<RegionEffect> next = caller(msg("s1", 3));
+    assertEquals(1, of(RegionEffect.Offer.class, next).size(), "a caller's message is offered under its limit");
+  }
+
+  @Test
+  void pastTheBufferLimitMessagesAreDroppedAndAnUnserializableOneIsNotSent() {
+    registered(1);
+    for (int i = 1; i <= 3; i++) {
+      caller(msg("s1", i));
+    }
+    List<RegionEffect> full = caller(msg("s1", 4));
+    assertTrue(of(Drop.class, full).get(0).reason().contains("buffer full"));
+
+    protocol(new ShardHome("s2", region2, 1));
+    List<RegionEffect> bad = caller(new Deliver("T", "s2", "s2:e", new NotSerializable()));
+    assertEquals(1, of(Drop.class, bad).size());
+    assertEquals(1, notices(bad, Level.ERROR).size());
+    assertTrue(of(RegionEffect.Offer.class, bad).isEmpty());
+  }
+
+  @Test
+  void anEnvelopeIsExtractedAndABadOneDropped() {
+    registered(1);
+    assertEquals(List.of(new GetShardHome("s1", self)), toldTo(coordinator, in(new RegionInput.Envelope("s1:e1/x"))));
+    assertEquals(1, of(Drop.class, in(new RegionInput.Envelope("/x"))).size());
+  }
+
+  @Test
+  void aHomeHereStartsTheShardAndItsHeldMessagesGoToItOnceItRuns() {
+    registered(1);
+    caller(msg("s1", 1));
+    List<RegionEffect> home = protocol(new ShardHome("s1", self, 1));
+    assertEquals(List.of(new StartShard("s1", Integer.MAX_VALUE)), of(StartShard.class, home));
+    assertEquals(List.of(msg("s1", 1)), toldTo(shards.get("s1"), home));
+    assertEquals(new RoutingTable.Local(shards.get("s1")), machine.table().knownHome("s1"));
+  }
+
+  @Test
+  void aShardPlacedHereUpFrontStartsWithItsFirstMessageWithoutAsking() {
+    registered(1);
+    List<RegionEffect> told = protocol(new ShardHomes(Map.of("s1", self, "s2", region2), 1));
+    assertTrue(of(StartShard.class, told).isEmpty());
+    assertEquals(1, of(Publish.class, told).size());
+    assertEquals("Region region-1 was told 2 home(s) placed up front at term 1: it learned 1 in other regions and 1 here",
+        notices(told, Level.DEBUG).get(0).render());
+
+    List<RegionEffect> first = caller(msg("s1", 1));
+    assertTrue(toldTo(coordinator, first).isEmpty(), "no question to the coordinator");
+    assertEquals(List.of(msg("s1", 1)), toldTo(shards.get("s1"), first));
+
+    List<RegionEffect> again = protocol(new ShardHomes(Map.of("s2", region3), 1));
+    assertEquals(new RoutingTable.Remote(region2, machine.table().knownHome("s2") instanceof RoutingTable.Remote r
+        ? r.outbox() : null), machine.table().knownHome("s2"), "a home placed up front does not replace a known one");
+    assertTrue(of(Publish.class, again).isEmpty(), "nothing changed");
+  }
+
+  @Test
+  void theCoordinatorRefusingAShardDropsWhatIsHeldForIt() {
+    registered(1);
+    caller(msg("s1", 1));
+    List<RegionEffect> refused = protocol(new ShardingProtocol.ShardRefused("s1", "too many"));
+    assertEquals(1, of(Drop.class, refused).size());
+    assertEquals(0, machine.held());
+  }
+
+  // ---- hand-offs
+
+  @Test
+  void aNonOwnerSendsItsMarkerBehindTheShortcutOnceTheStripeIsQuiet() {
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    quietAnswers.add(false);
+    List<RegionEffect> begin = protocol(new BeginHandOff("s1", region2, Set.of(self, region2), 7, 1, false));
+    assertEquals(null, machine.table().knownHome("s1"), "routing to it stopped");
+    assertTrue(begin.indexOf(of(Publish.class, begin).get(0)) < begin.indexOf(of(CheckQuiet.class, begin).get(0)),
+        "the table without the shard is published before the shortcut is looked at");
+    assertTrue(of(OfferAlways.class, begin).isEmpty(), "a caller was still sending: the marker waits");
+    StartTimer recheck = of(StartTimer.class, begin).get(0);
+    assertEquals(RegionTimer.QuietRecheck.INSTANCE, recheck.key());
+
+    List<RegionEffect> again = in(new RegionInput.TimerFired(recheck.key(), recheck.generation()));
+    assertEquals(List.of(new HandOffMarker("s1", self, 7)), of(OfferAlways.class, again).stream()
+        .map(OfferAlways::item).toList());
+
+    List<RegionEffect> held = caller(msg("s1", 1));
+    assertEquals(List.of(new GetShardHome("s1", self)), toldTo(coordinator, held), "held until the next home");
+  }
+
+  @Test
+  void theOwnerStopsItsShardOnceEveryRouteIsClosedAndReportsItStopped() {
+    registered(1);
+    protocol(new ShardHome("s1", self, 1));
+    ActorRef<Object> shard = shards.get("s1");
+    List<RegionEffect> begin = protocol(new BeginHandOff("s1", self, Set.of(self, region2), 7, 1, false));
+    assertTrue(begin.contains(new Watch(region2, new RegionInput.RegionTerminated(region2))));
+    assertTrue(toldTo(shard, begin).isEmpty(), "region2's marker is still awaited");
+
+    List<RegionEffect> marker = protocol(new HandOffMarker("s1", region2, 7));
+    assertEquals(List.of(ShardProtocol.HandOff.INSTANCE), toldTo(shard, marker));
+
+    List<RegionEffect> stopped = in(new RegionInput.ShardTerminated("s1"));
+    assertEquals(List.of(new ShardingProtocol.ShardStopped("s1", self, 7)), toldTo(coordinator, stopped));
+  }
+
+  @Test
+  void aMessageFromAnotherRegionDeclinesAMoveIfUnstartedAndTheShardStartsHere() {
+    registered(1);
+    protocol(new BeginHandOff("s1", self, Set.of(self, region2), 9, 1, true));
+    caller(msg("s1", 1));
+    List<RegionEffect> from = in(new RegionInput.FromRegion(msg("s1", 2)));
+    assertEquals(1, of(StartShard.class, from).size());
+    assertTrue(toldTo(coordinator, from).contains(new ShardingProtocol.HandOffDeclined("s1", self, 9)));
+    assertEquals(List.of(msg("s1", 1), msg("s1", 2)), toldTo(shards.get("s1"), from),
+        "what this node's callers held goes first");
+
+    List<RegionEffect> again = protocol(new BeginHandOff("s1", self, Set.of(self), 10, 1, true));
+    assertEquals(List.of(new ShardingProtocol.HandOffDeclined("s1", self, 10)), toldTo(coordinator, again),
+        "a move if unstarted of a shard running here is declined at once");
+  }
+
+  // ---- nodes, links
+
+  @Test
+  void messagesForADownedNodeStayHeldWhenItIsSeenReachableAgain() {
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    List<RegionEffect> unreachable = in(new RegionInput.Membership(
+        new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), false)));
+    assertEquals(1, of(Publish.class, unreachable).size());
+    assertTrue(notices(unreachable, Level.INFO).get(0).render().contains("unreachable"));
+
+    List<RegionEffect> held = caller(msg("s1", 1));
+    assertTrue(of(RegionEffect.Offer.class, held).isEmpty());
+    assertTrue(toldTo(coordinator, held).isEmpty(), "its home is known: asking would give the same");
+    assertEquals(1, machine.held());
+
+    in(new RegionInput.Membership(new ClusterChange.MemberChanged(member(2, MemberStatus.down()))));
+    List<RegionEffect> back = in(new RegionInput.Membership(
+        new ClusterChange.ReachabilityChanged(member(2, MemberStatus.down()), true)));
+    assertTrue(of(OfferAlways.class, back).isEmpty(), "a downed node gets nothing more");
+    assertEquals(1, machine.held());
+  }
+
+  @Test
+  void messagesForAnUnreachableNodeGoOnWhenItIsBackAndItsLinkResendsNow() {
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), false)));
+    caller(msg("s1", 1));
+    List<RegionEffect> back = in(new RegionInput.Membership(
+        new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), true)));
+    assertEquals(DeliveryLink.ResendNow.INSTANCE, of(ToLink.class, back).get(0).message());
+    assertEquals(List.of(msg("s1", 1)), of(OfferAlways.class, back).stream().map(OfferAlways::item).toList());
+  }
+
+  @Test
+  void aClosedLinkHandsBackWhatItDidNotSendAndTheNextHomeGetsItFirst() {
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    List<RegionEffect> gone = in(new RegionInput.RegionTerminated(region2));
+    ToLink close = of(ToLink.class, gone).get(0);
+    assertEquals(new DeliveryLink.Close(self), close.message(), "closed once every stripe is quiet");
+
+    caller(msg("s1", 3));
+    List<RegionEffect> closed = in(new RegionInput.LinkClosed(new DeliveryLink.Closed(region2,
+        List.of(msg("s1", 1)), List.of(msg("s1", 2)))));
+    assertEquals(1, notices(closed, Level.WARN).size(), "the unacknowledged one may be lost: reported");
+    assertEquals(List.of(new GetShardHome("s1", self)), toldTo(coordinator, closed));
+    assertEquals(2, machine.held());
+
+    List<RegionEffect> next = protocol(new ShardHome("s1", region3, 1));
+    assertEquals(List.of(msg("s1", 2), msg("s1", 3)), of(OfferAlways.class, next).stream().map(OfferAlways::item)
+        .toList(), "what was never sent goes first");
+  }
+
+  @Test
+  void batchesAreRefusedWhileTheGateIsClosedAndAskedForAgainWhenItOpens() {
+    registered(1);
+    protocol(new ShardHome("s1", self, 1));
+    ActorRef<Object> link = refs.local();
+    in(new RegionInput.Gate(GateKeeper.GateChanged.CLOSED));
+    List<RegionEffect> refused = in(new RegionInput.Batch(new ShardingProtocol.DeliveryBatch(link, 1,
+        List.of(msg("s1", 1)))));
+    assertTrue(toldTo(link, refused).isEmpty(), "not acknowledged");
+    assertTrue(toldTo(shards.get("s1"), refused).isEmpty());
+
+    List<RegionEffect> opened = in(new RegionInput.Gate(GateKeeper.GateChanged.OPENED));
+    assertEquals(List.of(new ShardingProtocol.DeliveryAck(0, true)), toldTo(link, opened));
+
+    List<RegionEffect> batch = in(new RegionInput.Batch(new ShardingProtocol.DeliveryBatch(link, 1,
+        List.of(msg("s1", 1), msg("s1", 2)))));
+    assertEquals(List.of(msg("s1", 1), msg("s1", 2)), toldTo(shards.get("s1"), batch));
+    assertEquals(List.of(new ShardingProtocol.DeliveryAck(1, false)), toldTo(link, batch), "acknowledged after");
+    assertTrue(batch.contains(new Watch(link, new RegionInput.InboundLinkGone(link))));
+  }
+
+  // ---- shutdown
+
+  @Test
+  void aGracefulShutdownEndsOnceEverythingIsHandedOffAndEveryLinkFlushed() {
+    registered(1);
+    protocol(new ShardHome("s1", self, 1));
+    protocol(new ShardHome("s2", region2, 1));
+    caller(msg("s2", 1));
+    ActorRef<Object> waiter = refs.local();
+
+    List<RegionEffect> asked = in(new RegionInput.GracefulShutdown(waiter));
+    assertEquals(List.of(new ShardingProtocol.GracefulShutdownReq(self)), toldTo(coordinator, asked));
+    protocol(new BeginHandOff("s1", self, Set.of(self), 4, 1, false));
+    List<RegionEffect> handedOff = in(new RegionInput.ShardTerminated("s1"));
+    assertEquals(List.of(new ShardingProtocol.ShardStopped("s1", self, 4)), toldTo(coordinator, handedOff));
+    assertEquals(List.of(new DeliveryLink.Flush(self)), of(ToLink.class, handedOff).stream().map(ToLink::message)
+        .toList(), "what the link holds is to be acknowledged first");
+    assertFalse(machine.isStopped());
+
+    List<RegionEffect> retry = in(new RegionInput.TimerFired(RegionTimer.RetryTick.INSTANCE, 1));
+    assertEquals(List.of(new ShardingProtocol.GracefulShutdownReq(self)), toldTo(coordinator, retry),
+        "asked again every retry");
+    assertTrue(of(ToLink.class, retry).isEmpty(), "no second flush while one is on its way");
+
+    List<RegionEffect> flushed = in(new RegionInput.LinkFlushed(region2));
+    assertEquals(List.of(new RegionEffect.ReplyDone(List.of(waiter))), of(RegionEffect.ReplyDone.class, flushed));
+    assertEquals("Entity type [T]: region shut down gracefully", notices(flushed, Level.INFO).get(0).render());
+    assertInstanceOf(RegionEffect.Stopped.class, flushed.get(flushed.size() - 1));
+    assertTrue(in(new RegionInput.FromRegion(msg("s1", 9))).isEmpty(), "a stopped machine does nothing");
+  }
+
+  @Test
+  void aLinkGivenMoreAfterItsFlushIsFlushedAgain() {
+    registered(1);
+    protocol(new ShardHome("s2", region2, 1));
+    List<RegionEffect> asked = in(new RegionInput.GracefulShutdown(refs.local()));
+    assertEquals(1, of(ToLink.class, asked).size(), "flush 1");
+    List<RegionEffect> more = in(new RegionInput.FromRegion(msg("s2", 2)));
+    assertEquals(List.of(new DeliveryLink.Flush(self)), of(ToLink.class, more).stream().map(ToLink::message).toList(),
+        "flush 2, after the message the region handed the link");
+    in(new RegionInput.LinkFlushed(region2));
+    assertFalse(machine.isStopped(), "flush 1 was asked before the last message");
+    in(new RegionInput.LinkFlushed(region2));
+    assertTrue(machine.isStopped());
+  }
+
+  @Test
+  void whatCallersPutIntoALinkAfterItsFlushIsFlushedTooBeforeTheRegionStops() {
+    registered(1);
+    protocol(new ShardHome("s2", region2, 1));
+    in(new RegionInput.GracefulShutdown(refs.local()));
+    idleAnswers.add(false);
+    List<RegionEffect> flushed = in(new RegionInput.LinkFlushed(region2));
+    assertEquals(1, of(RegionEffect.CheckLinksIdle.class, flushed).size(), "the last look, at the links themselves");
+    assertEquals(List.of(new DeliveryLink.Flush(self)), of(ToLink.class, flushed).stream().map(ToLink::message)
+        .toList(), "a caller's message by the shortcut came since: flushed again");
+    assertFalse(machine.isStopped());
+    List<RegionEffect> again = in(new RegionInput.LinkFlushed(region2));
+    assertInstanceOf(RegionEffect.Stopped.class, again.get(again.size() - 1));
+  }
+
+  @Test
+  void outOfTheClusterTheRegionDropsWhatItHoldsAndStops() {
+    registered(1);
+    caller(msg("s1", 1));
+    caller(msg("s2", 1));
+    List<RegionEffect> down = in(new RegionInput.Gate(GateKeeper.GateChanged.DOWN));
+    assertEquals(2, of(Drop.class, down).size());
+    assertEquals(1, notices(down, Level.WARN).size());
+    assertInstanceOf(RegionEffect.Stopped.class, down.get(down.size() - 1));
+  }
+
+  @Test
+  void aShardWithRememberedEntitiesThatStopsUnexpectedlyIsAskedForAgainAfterTheBackoff() {
+    registered(1);
+    protocol(new ShardHome("s1", self, 1));
+    List<RegionEffect> stopped = in(new RegionInput.ShardTerminated("s1"));
+    assertEquals(1, notices(stopped, Level.WARN).size());
+    StartTimer restart = of(StartTimer.class, stopped).get(0);
+    assertEquals(new RegionTimer.RestartShard("s1"), restart.key());
+    assertEquals(Duration.ofMillis(500), restart.delay());
+    List<RegionEffect> fired = in(new RegionInput.TimerFired(restart.key(), restart.generation()));
+    assertEquals(List.of(new GetShardHome("s1", self)), toldTo(coordinator, fired));
+    assertTrue(in(new RegionInput.TimerFired(restart.key(), restart.generation())).isEmpty(), "fired once");
+  }
+
+  @Test
+  void aFailingInputCostsOnlyItsMessage() {
+    registered(1);
+    Predicate<RegionNotice> keepsRouting = n -> n.render().contains("keeps routing");
+    RegionHandle.ViaRegion via = new RegionHandle.ViaRegion(msg("s1", 1));
+    List<RegionEffect> failed = in(new RegionInput.HandlerFailed(via, new IllegalStateException("port")));
+    assertTrue(notices(failed, Level.ERROR).stream().anyMatch(keepsRouting));
+    assertTrue(failed.contains(new RegionEffect.Routed(via)), "no longer pending in its stripe");
+    assertEquals(1, of(Drop.class, failed).size());
+    assertEquals(RegionNotice.handlerFailed("T", "a message of type " + RegionHandle.ViaRegion.class.getName(),
+        new IllegalStateException("port")).pattern(), notices(failed, Level.ERROR).get(0).pattern());
+  }
+}

@@ -1,0 +1,547 @@
+package dev.shardkit.sharding.internal.sim;
+
+import dev.shardkit.sharding.MessageExtractor;
+import dev.shardkit.sharding.internal.ClusterChange;
+import dev.shardkit.sharding.internal.CoordinatorInput;
+import dev.shardkit.sharding.internal.ShardIdBounds;
+import dev.shardkit.sharding.internal.ShardInput;
+import dev.shardkit.sharding.internal.ShardingProtocol;
+import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.SimHostWorld;
+import dev.shardkit.sharding.internal.SimLinkHost;
+import dev.shardkit.sharding.internal.SimRegionHost;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.cluster.MemberStatus;
+
+/**
+ * The whole cluster in one simulation: on every node the real {@link
+ * dev.shardkit.sharding.internal.RegionMachine} ({@link SimRegionHost}), its real link machines
+ * and outboxes ({@link SimLinkHost}), the real {@link dev.shardkit.sharding.internal.ShardMachine}s
+ * ({@link SimShardHost}) with {@link SimEntity} incarnations, and the real coordinator machine as a
+ * singleton on the oldest node (as {@link CoordinatorOnlySim} runs it, whose membership, network,
+ * store and singleton this extends). Traffic is numbered per sender node and entity, and each
+ * message's fate is kept ({@link SimLedger}). One seed, one thread.
+ *
+ * <p>Invariants: I1 and I9 as the coordinator-only simulation checks them; I2 (one incarnation of
+ * an entity processing at a time), I3 (per sender and entity, in order) and I4 (nothing twice) as
+ * messages are processed; at the end, once the cluster is calm, I5 (every message processed,
+ * dropped with a reason, or lost with a node that ended, nothing held anywhere), I6 (a scenario of
+ * planned moves only loses and drops nothing) and I10 (the coordinator's, and every live region
+ * registered).
+ */
+final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
+
+  /** The fault kinds a run may have; the others are taken out of the seed's scenario. */
+  static final Set<SimScenario.Kind> NO_FAULTS = EnumSet.noneOf(SimScenario.Kind.class);
+
+  /** What a run came to: the coordinator simulation's result, and the traffic's. */
+  record Outcome(Result result, int sent, int processed, int dropped, int lost, String reasons) {
+    SimViolation violation() {
+      return result.violation();
+    }
+  }
+
+  /** What is watched, by whom (its node), and what the watcher is told. */
+  private static final class Watch {
+    final int node;
+    final ActorRef<Object> ref;
+    final Runnable terminated;
+    boolean fired;
+
+    Watch(int node, ActorRef<Object> ref, Runnable terminated) {
+      this.node = node;
+      this.ref = ref;
+      this.terminated = terminated;
+    }
+  }
+
+  private record Actor(int node, Consumer<Object> receive) {}
+
+  private final SimLedger ledger = new SimLedger();
+  private final SimRegionHost.Settings settings;
+  private final int entities;
+  private final int shards;
+  private final double rate;
+  private final double passivateRate;
+  /** Every actor that runs, by ref; looked up only. */
+  private final Map<ActorRef<Object>, Actor> actors = new HashMap<>();
+  private final Map<ActorRef<Object>, Integer> proxies = new HashMap<>();
+  private final List<Watch> watches = new ArrayList<>();
+  private final Map<ActorRef<Object>, List<Watch>> watchesByRef = new HashMap<>();
+  private final Map<Integer, SimRegionHost> regionHosts = new TreeMap<>();
+  /** Live entity incarnations, by node, in the order they started. */
+  private final Map<Integer, List<SimEntity>> liveEntities = new TreeMap<>();
+  private final List<SimShardHost> shardHosts = new ArrayList<>();
+  private final Set<Integer> left = new TreeSet<>();
+  private final int[] links = new int[SimNetwork.MAX_NODES];
+  private int shardUids;
+  private int incarnations;
+  private final boolean plannedOnly;
+
+  ClusterSim(SimScenario scenario, boolean deepHash) {
+    super(scenario, deepHash);
+    SimRng draw = new SimRng(scenario.seed() ^ 0x5eedL);
+    String s = "cluster";
+    this.settings = new SimRegionHost.Settings(draw.between(s, 200, 2000), draw.between(s, 8, 64),
+        draw.between(s, 2, 8), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(10), false);
+    this.entities = draw.between(s, 20, 100);
+    this.shards = scenario.askedShards();
+    this.rate = draw.between(s, 20, 80);
+    this.passivateRate = draw.chance(s, 0.5) ? 0.01 : 0;
+    boolean planned = true;
+    for (SimScenario.Action a : scenario.actions()) {
+      planned &= a.kind() == SimScenario.Kind.LEAVE || a.kind() == SimScenario.Kind.JOIN;
+    }
+    this.plannedOnly = planned;
+  }
+
+  static Outcome run(long seed, Set<SimScenario.Kind> kinds, boolean deepHash) {
+    SimScenario generated = SimScenario.generate(seed, false);
+    List<SimScenario.Action> actions = new ArrayList<>();
+    for (SimScenario.Action a : generated.actions()) {
+      if (kinds.contains(a.kind())) {
+        actions.add(a);
+      }
+    }
+    SimScenario scenario = new SimScenario(seed, generated.nodes(), generated.knownShards(), generated.askedShards(),
+        generated.tellsHomes(), generated.rebalanceThreshold(), generated.rebalanceIntervalMs(),
+        generated.trafficRate(), generated.lostReplies(), generated.storeOutsideCluster(), List.copyOf(actions));
+    ClusterSim sim = new ClusterSim(scenario, deepHash);
+    Result result = sim.run();
+    SimLedger l = sim.ledger;
+    return new Outcome(result, l.sent(), l.processedCount(), l.droppedCount(), l.lostCount(), l.reasons().toString());
+  }
+
+  // ---- nodes
+
+  @Override
+  void addRegion(int n) {
+    ActorRef<Object> proxy = SimRefs.proxy(n, TYPE);
+    proxies.put(proxy, n);
+    SimRegionHost region = new SimRegionHost(this, n, TYPE, SimRefs.region(n, TYPE), proxy, SimMembership.id(n),
+        extractor(), new ShardIdBounds(TYPE, scenario.knownShards(), 1000, null), settings);
+    regionHosts.put(n, region);
+    liveEntities.put(n, new ArrayList<>());
+    register(SimRefs.shutdownWaiter(n), n, done -> membership.exitReady(n));
+    after(n, 0, () -> {
+      region.start();
+      region.receive(membership.snapshot(n));
+    });
+    after(n, rng.millis("traffic.phase." + n, 1, 50), () -> traffic(n));
+  }
+
+  private MessageExtractor<Object, Object> extractor() {
+    return new MessageExtractor<>() {
+      @Override
+      public String entityId(Object envelope) {
+        return ((SimMsg) envelope).entityId();
+      }
+
+      @Override
+      public String shardId(String entityId) {
+        return Integer.toString(Math.floorMod(entityId.hashCode(), shards));
+      }
+
+      @Override
+      public Object unwrapMessage(Object envelope) {
+        return envelope;
+      }
+    };
+  }
+
+  @Override
+  public void changed(int node, ClusterChange change) {
+    super.changed(node, change);
+    SimRegionHost region = regionHosts.get(node);
+    if (region != null && membership.alive(node)) {
+      after(node, 0, () -> region.receive(change));
+    }
+    if (change instanceof ClusterChange.MemberChanged changed && changed.node().status() == MemberStatus.removed()) {
+      int gone = nodeOf(changed.node().id().address());
+      // Remote death watch: what the watcher's node sees removed has terminated.
+      for (Watch w : watches) {
+        if (!w.fired && w.node == node && nodeOf(w.ref) == gone) {
+          fire(w, node);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void ended(int node) {
+    super.ended(node);
+    SimRegionHost region = regionHosts.get(node);
+    if (region != null) {
+      region.died();
+    }
+    for (SimShardHost shard : shardHosts) {
+      if (shard.node == node) {
+        shard.stopped = true;
+      }
+    }
+    for (SimEntity e : liveEntities.getOrDefault(node, List.of())) {
+      e.terminated = true;
+    }
+    liveEntities.getOrDefault(node, new ArrayList<>()).clear();
+    MemberStatus status = membership.status(node);
+    SimLedger.Cause cause = left.contains(node) ? SimLedger.Cause.LEFT
+        : status == null || status == MemberStatus.down() ? SimLedger.Cause.DOWNED : SimLedger.Cause.CRASHED;
+    List<SimMsg> gone = ledger.nodeEnded(node, cause);
+    trace(node, "node ended", cause + ", " + gone.size() + " messages lost", List.of());
+  }
+
+  @Override
+  public void leaving(int node) {
+    left.add(node);
+    SimRegionHost region = regionHosts.get(node);
+    if (region != null && !region.isStopped()) {
+      after(node, 0, () -> region.shutDown(SimRefs.shutdownWaiter(node)));
+    } else {
+      membership.exitReady(node);
+    }
+  }
+
+  // ---- the coordinator's side
+
+  @Override
+  void toRegion(int from, ActorRef<Object> to, Object message) {
+    send(from, to, message);
+  }
+
+  @Override
+  void identify(int from, int to, SimCoordinatorHost host) {
+    network.send(from, to, () -> {
+      SimRegionHost region = regionHosts.get(to);
+      boolean has = region != null && !region.isStopped();
+      network.send(to, from, () -> toCoordinatorHost(host,
+          new CoordinatorInput.NodeIdentified(SimRefs.address(to), has)));
+    });
+  }
+
+  @Override
+  void watch(SimCoordinatorHost host, ActorRef<Object> ref) {
+    watch(host.node, ref, () -> toCoordinatorHost(host, new CoordinatorInput.Terminated(ref)));
+  }
+
+  @Override
+  void coordinatorGone(SimCoordinatorHost host) {
+    if (membership.alive(host.node)) {
+      stoppedActor(host.ref);
+    }
+  }
+
+  // ---- traffic and entities
+
+  private void traffic(int n) {
+    SimRegionHost region = regionHosts.get(n);
+    if (now() >= trafficEnd || region == null || region.isStopped() || !membership.alive(n) || left.contains(n)) {
+      return;
+    }
+    String entityId = "e" + rng.stream("traffic.entity").nextInt(entities);
+    SimMsg m = ledger.send(n, entityId);
+    send(n, region.ref(), m);
+    after(n, (long) (rng.stream("traffic.gap").nextDouble() * 2e9 / rate), () -> traffic(n));
+  }
+
+  SimEntity newEntity(SimShardHost shard, String entityId) {
+    SimEntity e = new SimEntity(entityId, shard.node, ++incarnations, shard, now());
+    liveEntities.get(shard.node).add(e);
+    trace(shard.node, "entity started", e, List.of());
+    return e;
+  }
+
+  /** A shard tells an entity: into its mailbox, at once, as a tell does. */
+  void toEntity(SimEntity e, Object message) {
+    if (e.terminated) {
+      deadLetter(e.node, message, "to a stopped " + e);
+      return;
+    }
+    e.mailbox.add(message);
+    if (!e.busy) {
+      e.busy = true;
+      after(e.node, rng.millis("entity.pick", 0.01, 0.2), () -> processNext(e));
+    }
+  }
+
+  private void processNext(SimEntity e) {
+    if (e.terminated) {
+      return;
+    }
+    if (!gateOpen(e.node)) {
+      whenGateOpen(e.node, () -> processNext(e));
+      return;
+    }
+    Object m = e.mailbox.poll();
+    if (m == null) {
+      e.busy = false;
+      return;
+    }
+    if (m == SimEntity.STOP) {
+      terminate(e);
+      return;
+    }
+    if (m instanceof SimMsg msg) {
+      ledger.processed(msg, e, now());
+      if (passivateRate > 0 && !e.passivating && rng.chance("entity.passivate", passivateRate)) {
+        e.passivating = true;
+        send(e.node, e.shard.ref, new ShardInput.Passivate<>(e));
+      }
+    }
+    after(e.node, rng.millis("entity.work", 0, 2), () -> processNext(e));
+  }
+
+  private void terminate(SimEntity e) {
+    e.terminated = true;
+    liveEntities.get(e.node).remove(e);
+    for (Object left : e.mailbox) {
+      deadLetter(e.node, left, "left in the mailbox of " + e + " as it stopped");
+    }
+    e.mailbox.clear();
+    trace(e.node, "entity stopped", e, List.of());
+    send(e.node, e.shard.ref, new ShardInput.EntityTerminated<>(e, false, null));
+  }
+
+  void shardStopped(SimShardHost shard) {
+    for (SimEntity e : new ArrayList<>(liveEntities.get(shard.node))) {
+      if (e.shard == shard) {
+        e.terminated = true;
+        liveEntities.get(shard.node).remove(e);
+        for (Object m : e.mailbox) {
+          deadLetter(e.node, m, "in the mailbox of " + e + " when its shard stopped");
+        }
+      }
+    }
+    stoppedActor(shard.ref);
+  }
+
+  /** A message that reached no one: a traffic message in it is lost (I5 does not allow that cause). */
+  private void deadLetter(int node, Object message, String where) {
+    SimMsg m = simMsg(message);
+    if (m != null) {
+      ledger.lost(m, node, SimLedger.Cause.DEAD_LETTER);
+      trace(node, "dead letter", message, List.of(where));
+    }
+  }
+
+  boolean gateOpen(int node) {
+    return membership.gateOpen(node);
+  }
+
+  /** Runs {@code action} on {@code node} once its delivery gate is open, looking every 100 ms. */
+  void whenGateOpen(int node, Runnable action) {
+    after(node, 100 * MS, () -> {
+      if (gateOpen(node)) {
+        action.run();
+      } else {
+        whenGateOpen(node, action);
+      }
+    });
+  }
+
+  @Override
+  public void after(int node, long nanos, Runnable action) {
+    scheduler.after(nanos, () -> membership.whenRunning(node, () -> {
+      if (membership.alive(node)) {
+        action.run();
+      }
+    }));
+  }
+
+  private static SimMsg simMsg(Object message) {
+    if (message instanceof SimMsg m) {
+      return m;
+    } else if (message instanceof Deliver d && d.message() instanceof SimMsg m) {
+      return m;
+    }
+    return null;
+  }
+
+  // ---- the world of the hosts
+
+  @Override
+  public void send(int from, ActorRef<Object> to, Object message) {
+    Integer proxyNode = proxies.get(to);
+    if (proxyNode != null) {
+      viaProxy(from, (ShardingProtocol) message);
+      return;
+    }
+    Actor actor = actors.get(to);
+    if (actor == null) {
+      if (message instanceof ShardingProtocol p) {
+        toCoordinator(from, to, p);
+      } else {
+        deadLetter(from, message, "to " + to);
+      }
+      return;
+    }
+    network.send(from, actor.node, () -> {
+      Actor now = actors.get(to);
+      if (now == null || !membership.alive(now.node)) {
+        deadLetter(actor.node, message, "to " + to + ", stopped");
+      } else {
+        now.receive.accept(message);
+      }
+    });
+  }
+
+  @Override
+  public ActorRef<Object> startShard(int node, ActorRef<Object> region, String shardId, int entityLimit) {
+    ActorRef<Object> ref = SimRefs.shard(node, TYPE, shardId, ++shardUids);
+    SimShardHost shard = new SimShardHost(this, node, ref, region, shardId, entityLimit, settings.bufferSize());
+    shardHosts.add(shard);
+    register(ref, node, shard::receive);
+    send(node, ref, new ShardInput.Start<>());
+    return ref;
+  }
+
+  @Override
+  public void watch(int node, ActorRef<Object> ref, Runnable terminated) {
+    Watch w = new Watch(node, ref, terminated);
+    watches.add(w);
+    watchesByRef.computeIfAbsent(ref, k -> new ArrayList<>()).add(w);
+    int at = nodeOf(ref);
+    boolean known = actors.containsKey(ref) || proxies.containsKey(ref) || isCoordinator(ref);
+    if (!known || membership.removedIn(node, at)) {
+      fire(w, node);
+    }
+  }
+
+  private boolean isCoordinator(ActorRef<Object> ref) {
+    for (SimCoordinatorHost host : running) {
+      if (host.ref.equals(ref)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void fire(Watch w, int from) {
+    if (w.fired) {
+      return;
+    }
+    w.fired = true;
+    network.send(from, w.node, () -> after(w.node, 0, w.terminated));
+  }
+
+  @Override
+  public ActorRef<Object> linkRef(int node, ActorRef<Object> region) {
+    return SimRefs.link(node, TYPE, ++links[node]);
+  }
+
+  @Override
+  public void register(ActorRef<Object> ref, int node, Consumer<Object> receive) {
+    actors.put(ref, new Actor(node, receive));
+  }
+
+  @Override
+  public void stoppedActor(ActorRef<Object> ref) {
+    Actor actor = actors.remove(ref);
+    int node = actor != null ? actor.node : nodeOf(ref);
+    trace(node, "stopped", ref, List.of());
+    for (Watch w : watchesByRef.getOrDefault(ref, List.of())) {
+      fire(w, node);
+    }
+    SimRegionHost region = regionHosts.get(node);
+    if (region != null && region.ref().equals(ref) && left.contains(node)) {
+      // Coordinated shutdown goes on once the region has stopped.
+      membership.exitReady(node);
+    }
+  }
+
+  @Override
+  public void dropped(int node, Object message, String reason) {
+    SimMsg m = simMsg(message);
+    if (m != null) {
+      ledger.dropped(m, node, reason);
+      trace(node, "dropped", m, List.of(reason));
+    }
+  }
+
+  @Override
+  public void sent(int node, ActorRef<Object> destination, Object item) {}
+
+  @Override
+  public void acknowledged(int node, ActorRef<Object> destination, Object item) {
+    SimMsg m = simMsg(item);
+    if (m != null) {
+      ledger.at(m, nodeOf(destination));
+    }
+  }
+
+  @Override
+  public void noticed(int node, Object notice) {
+    trace(node, "notice", notice, List.of());
+  }
+
+  @Override
+  public long now() {
+    return super.now();
+  }
+
+  @Override
+  public void trace(int node, String what, Object input, List<?> effects) {
+    super.trace(node, what, input, effects);
+  }
+
+  // ---- at the end
+
+  @Override
+  void checkAtEnd() {
+    super.checkAtEnd();
+    if (!membership.calm()) {
+      return;
+    }
+    for (SimRegionHost region : regionHosts.values()) {
+      if (region.isStopped() || !membership.alive(region.node())) {
+        continue;
+      }
+      if (region.held() > 0) {
+        throw new SimViolation("I5 nothing held after the calm tail", region.ref() + " holds " + region.held()
+            + " messages; unresolved: " + describe(ledger.unresolved(5)));
+      }
+      for (SimLinkHost link : region.links()) {
+        if (!link.isStopped() && link.pending() > 0) {
+          throw new SimViolation("I10 no link stuck", link.ref() + " to " + link.destination() + " has "
+              + link.pending() + " messages pending after the calm tail");
+        }
+      }
+    }
+    if (ledger.unresolvedCount() > 0) {
+      throw new SimViolation("I5 every message processed, dropped or lost", ledger.unresolvedCount()
+          + " of " + ledger.sent() + " messages have no fate after the calm tail: "
+          + describe(ledger.unresolved(5)));
+    }
+    if (plannedOnly && (ledger.lostCount() > 0 || ledger.droppedCount() > 0)) {
+      throw new SimViolation("I6 planned moves lose nothing", ledger.lostCount() + " lost, " + ledger.droppedCount()
+          + " dropped: " + ledger.reasons());
+    }
+    if (ledger.reasons().keySet().stream().anyMatch(r -> r.contains(SimLedger.Cause.DEAD_LETTER.name()))) {
+      throw new SimViolation("I5 no message is a dead letter", ledger.reasons().toString());
+    }
+  }
+
+  private String describe(List<SimMsg> open) {
+    StringBuilder b = new StringBuilder();
+    for (SimMsg m : open) {
+      String shardId = extractor().shardId(m.entityId());
+      b.append(m).append(" (shard ").append(shardId).append(", at n").append(ledger.location(m)).append("; homes:");
+      regionHosts.forEach((n, r) -> {
+        if (!r.isStopped() && membership.alive(n)) {
+          b.append(" n").append(n).append("→").append(r.homeOf(shardId));
+        }
+      });
+      b.append(") ");
+    }
+    return b.toString();
+  }
+}

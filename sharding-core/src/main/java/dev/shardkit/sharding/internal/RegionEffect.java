@@ -88,12 +88,45 @@ sealed interface RegionEffect {
     }
   }
 
-  /** A message of the slow path has been routed: it no longer counts as pending in its stripe. */
-  record Routed(RegionHandle.ViaRegion via) implements RegionEffect {
+  /**
+   * A message of the slow path has been routed: it no longer counts as pending in its stripe. Made
+   * once per such message, so reused as {@link Tell} is: not a record.
+   */
+  final class Routed implements RegionEffect {
+    private RegionHandle.ViaRegion via;
+
+    Routed(RegionHandle.ViaRegion via) {
+      set(via);
+    }
+
+    Routed set(RegionHandle.ViaRegion via) {
+      this.via = Objects.requireNonNull(via);
+      return this;
+    }
+
+    RegionHandle.ViaRegion via() {
+      return via;
+    }
+
     @Override
     public RegionInput carryOut(RegionPorts ports) {
       ports.routed(via);
       return null;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Routed r && via.equals(r.via);
+    }
+
+    @Override
+    public int hashCode() {
+      return via.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return "Routed[" + via + "]";
     }
   }
 

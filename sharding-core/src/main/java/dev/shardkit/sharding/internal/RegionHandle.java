@@ -33,7 +33,7 @@ import org.apache.pekko.actor.typed.javadsl.Adapter;
 final class RegionHandle {
 
   /** A message that took the slow path; the region must call {@link #routed} once it is routed. */
-  public record ViaRegion(Deliver deliver) implements NoSerializationVerificationNeeded {}
+  public record ViaRegion(Deliver deliver) implements NoSerializationVerificationNeeded, RegionInput {}
 
   private static final int STRIPES = 64;
   // 16 ints = 64 bytes: each stripe's counter on its own cache line.

@@ -8,18 +8,38 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * What the {@link RegionMachine} is told: the region actor's messages and signals, as values. Those
  * the region tells itself (watched actors that terminated, timers) are these records as they are;
- * they never leave the node.
+ * they never leave the node. A caller's message that the routing shortcut handed to the region
+ * ({@link RegionHandle.ViaRegion}, its slow path) is an input as it is: no wrapper per message.
  */
-sealed interface RegionInput extends NoSerializationVerificationNeeded {
+sealed interface RegionInput extends NoSerializationVerificationNeeded permits
+    RegionInput.Start,
+    RegionInput.Envelope,
+    RegionInput.FromRegion,
+    RegionInput.Batch,
+    RegionInput.Protocol,
+    RegionInput.CoordinatorTerminated,
+    RegionInput.RegionTerminated,
+    RegionInput.InboundLinkGone,
+    RegionInput.ShardStarted,
+    RegionInput.ShardTerminated,
+    RegionInput.LinkClosed,
+    RegionInput.LinkFlushed,
+    RegionInput.Membership,
+    RegionInput.Gate,
+    RegionInput.EntitiesLive,
+    RegionInput.GracefulShutdown,
+    RegionInput.GetLocalState,
+    RegionInput.QuietChecked,
+    RegionInput.LinksIdle,
+    RegionInput.TimerFired,
+    RegionInput.HandlerFailed,
+    RegionHandle.ViaRegion {
 
   /** The region starts: it registers, and its periodic timers begin. */
   record Start() implements RegionInput {}
 
   /** An envelope sent to the region (the extractor is applied in the machine). */
   record Envelope(Object envelope) implements RegionInput {}
-
-  /** A caller's message the routing shortcut handed to the region ({@link RegionHandle}'s slow path). */
-  record FromCaller(RegionHandle.ViaRegion via) implements RegionInput {}
 
   /** A {@link Deliver} sent to the region: by another region, or asked by an entity ref. */
   record FromRegion(Deliver deliver) implements RegionInput {}

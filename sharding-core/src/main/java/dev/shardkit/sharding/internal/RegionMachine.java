@@ -87,6 +87,9 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   /** Tell effects reused from input to input: one per message routed to a shard, none allocated. */
   private final ArrayList<RegionEffect.Tell> tells = new ArrayList<>();
   private int tellsUsed;
+  /** Routed effects reused likewise: one per message of the callers' slow path. */
+  private final ArrayList<RegionEffect.Routed> routeds = new ArrayList<>();
+  private int routedUsed;
   private final TimerTable<RegionTimer> timers = new TimerTable<>();
 
   private final RegionRouting routing;
@@ -160,6 +163,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   public List<RegionEffect> handle(RegionInput input, long now) {
     effects.clear();
     tellsUsed = 0;
+    routedUsed = 0;
     if (stopped) {
       return effects.view();
     }
@@ -196,9 +200,9 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   // ----
 
   private void dispatch(RegionInput input) {
-    if (input instanceof RegionInput.FromCaller c) {
-      route(c.via().deliver(), false);
-      effects.add(new RegionEffect.Routed(c.via()));
+    if (input instanceof RegionHandle.ViaRegion via) {
+      route(via.deliver(), false);
+      routed(via);
     } else if (input instanceof RegionInput.Batch b) {
       onDeliveryBatch(b.batch());
     } else if (input instanceof RegionInput.FromRegion d) {
@@ -311,7 +315,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     report(RegionNotice.handlerFailed(typeName, HandlerFailures.describe(failed), cause));
     Object dropped = failed instanceof Deliver d ? d.message() : failed;
     if (failed instanceof RegionHandle.ViaRegion via) {
-      effects.add(new RegionEffect.Routed(via));
+      routed(via);
       dropped = via.deliver().message();
     }
     drop(dropped, "the region failed handling it (" + cause + ")");
@@ -319,8 +323,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
 
   /** The message an input stands for, as the actor received it. */
   private static Object failedMessage(RegionInput input) {
-    return input instanceof RegionInput.FromCaller c ? c.via()
-        : input instanceof RegionInput.FromRegion d ? d.deliver()
+    return input instanceof RegionInput.FromRegion d ? d.deliver()
         : input instanceof RegionInput.Envelope e ? e.envelope()
         : input instanceof RegionInput.Protocol p ? p.message()
         : input instanceof RegionInput.Batch b ? b.batch()
@@ -339,6 +342,18 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     }
     tellsUsed++;
     effects.add(tell);
+  }
+
+  private void routed(RegionHandle.ViaRegion via) {
+    RegionEffect.Routed effect;
+    if (routedUsed < routeds.size()) {
+      effect = routeds.get(routedUsed).set(via);
+    } else {
+      effect = new RegionEffect.Routed(via);
+      routeds.add(effect);
+    }
+    routedUsed++;
+    effects.add(effect);
   }
 
   private void report(RegionNotice notice) {

@@ -95,14 +95,13 @@ final class ShardRegion {
 
   /** The machine's input for what the actor received; anything unknown is an envelope to route. */
   private static RegionInput input(Object message) {
-    if (message instanceof RegionHandle.ViaRegion via) {
-      return new RegionInput.FromCaller(via);
+    if (message instanceof RegionInput input) {
+      // A caller's message by the slow path, or what the region told itself.
+      return input;
     } else if (message instanceof Deliver deliver) {
       return new RegionInput.FromRegion(deliver);
     } else if (message instanceof DeliveryBatch batch) {
       return new RegionInput.Batch(batch);
-    } else if (message instanceof RegionInput input) {
-      return input;
     } else if (message instanceof ShardingProtocol protocol) {
       return new RegionInput.Protocol(protocol);
     } else if (message instanceof DeliveryLink.Closed closed) {

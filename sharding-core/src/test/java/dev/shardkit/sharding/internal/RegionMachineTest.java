@@ -106,7 +106,8 @@ class RegionMachineTest {
     ArrayDeque<RegionInput> next = new ArrayDeque<>();
     for (RegionInput i = input; i != null; i = next.poll()) {
       for (RegionEffect e : machine.handle(i, 0L)) {
-        all.add(e instanceof Tell t ? new Tell(t.to(), t.message()) : e);
+        all.add(e instanceof Tell t ? new Tell(t.to(), t.message())
+            : e instanceof RegionEffect.Routed r ? new RegionEffect.Routed(r.via()) : e);
         if (e instanceof StartShard s) {
           ActorRef<Object> shard = refs.local();
           shards.put(s.shardId(), shard);
@@ -144,7 +145,7 @@ class RegionMachineTest {
   }
 
   private List<RegionEffect> caller(Deliver d) {
-    return in(new RegionInput.FromCaller(new RegionHandle.ViaRegion(d)));
+    return in(new RegionHandle.ViaRegion(d));
   }
 
   private void registered(long term) {

@@ -38,6 +38,15 @@ public interface SimHostWorld {
   /** A machine dropped {@code message} (a message, a Deliver, a batch item) for {@code reason}. */
   void dropped(int node, Object message, String reason);
 
+  /** The region on {@code node} handed {@code item} to its link to {@code destination}. */
+  void offered(int node, ActorRef<Object> destination, Object item);
+
+  /**
+   * The link on {@code node} to {@code destination} closed with {@code unacknowledged} items, which
+   * the region does not send on (redelivery is off): they may or may not have been processed there.
+   */
+  void goneUnacknowledged(int node, ActorRef<Object> destination, List<Object> unacknowledged);
+
   /** A link took {@code item} into a batch to {@code destination} (the first time, or again). */
   void sent(int node, ActorRef<Object> destination, Object item);
 

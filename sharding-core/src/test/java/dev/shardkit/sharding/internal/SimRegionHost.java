@@ -34,6 +34,7 @@ public final class SimRegionHost implements RegionPorts {
   private final RegionMachine machine;
   private final RegionDriver driver;
   private final LinkConfig linkConfig;
+  private final boolean redeliver;
   private final Map<RegionTimer, Long> timers = new HashMap<>();
   /** The links started, in the order they started. */
   private final List<SimLinkHost> links = new ArrayList<>();
@@ -51,6 +52,7 @@ public final class SimRegionHost implements RegionPorts {
     this.self = self;
     RegionConfig config = new RegionConfig(typeName, false, settings.bufferSize(), settings.retryInterval(),
         settings.handOffTimeout(), false, Duration.ofMillis(500), OptionalInt.empty(), settings.redeliver());
+    this.redeliver = settings.redeliver();
     this.linkConfig = new LinkConfig(settings.batchMaxMessages(), 64 * 1024, 256 * 1024, settings.window(),
         settings.resendAfter().toNanos(), Math.max(10_000_000L, settings.resendAfter().toNanos() / 4));
     this.machine = new RegionMachine(config, self, self.path().toString(), coordinatorProxy, selfNode, extractor,
@@ -75,6 +77,10 @@ public final class SimRegionHost implements RegionPorts {
       input = new RegionInput.Protocol(protocol);
     } else if (message instanceof DeliveryLink.Closed closed) {
       input = new RegionInput.LinkClosed(closed);
+      if (!redeliver) {
+        // The region reports these only as a count (possibly lost): the simulation keeps their fate.
+        world.goneUnacknowledged(node, closed.destination(), closed.unacknowledged());
+      }
     } else if (message instanceof DeliveryLink.Flushed flushed) {
       input = new RegionInput.LinkFlushed(flushed.destination());
     } else if (message instanceof ShardProtocol.EntitiesLive live) {
@@ -157,6 +163,7 @@ public final class SimRegionHost implements RegionPorts {
 
   @Override
   public void offer(Outbox outbox, Deliver deliver) {
+    world.offered(node, outbox.destination(), deliver);
     if (!outbox.offer(deliver)) {
       world.dropped(node, deliver, "the outbox to " + outbox.destination() + " is full");
     }
@@ -164,6 +171,7 @@ public final class SimRegionHost implements RegionPorts {
 
   @Override
   public void offerAlways(Outbox outbox, Object item) {
+    world.offered(node, outbox.destination(), item);
     outbox.offerAlways(item);
   }
 

@@ -84,6 +84,10 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private final List<SimShardHost> shardHosts = new ArrayList<>();
   private final Set<Integer> left = new TreeSet<>();
   private final int[] links = new int[SimNetwork.MAX_NODES];
+  /** When each traffic message was handed to a link; looked up only. */
+  private final Map<Integer, Long> offeredAt = new HashMap<>();
+  /** Since when each node's region has seen another node unreachable or downed, -1 if it has not. */
+  private final long[][] sawGone = new long[SimNetwork.MAX_NODES][SimNetwork.MAX_NODES];
   private int shardUids;
   private int incarnations;
   private final boolean plannedOnly;
@@ -103,6 +107,9 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       planned &= a.kind() == SimScenario.Kind.LEAVE || a.kind() == SimScenario.Kind.JOIN;
     }
     this.plannedOnly = planned;
+    for (long[] row : sawGone) {
+      java.util.Arrays.fill(row, -1);
+    }
   }
 
   static Outcome run(long seed, Set<SimScenario.Kind> kinds, boolean deepHash) {
@@ -164,7 +171,10 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     super.changed(node, change);
     SimRegionHost region = regionHosts.get(node);
     if (region != null && membership.alive(node)) {
-      after(node, 0, () -> region.receive(change));
+      after(node, 0, () -> {
+        noteGone(node, change);
+        region.receive(change);
+      });
     }
     if (change instanceof ClusterChange.MemberChanged changed && changed.node().status() == MemberStatus.removed()) {
       int gone = nodeOf(changed.node().id().address());
@@ -173,6 +183,22 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
         if (!w.fired && w.node == node && nodeOf(w.ref) == gone) {
           fire(w, node);
         }
+      }
+    }
+  }
+
+  private void noteGone(int node, ClusterChange change) {
+    if (change instanceof ClusterChange.ReachabilityChanged r) {
+      int n = nodeOf(r.node().id().address());
+      if (!r.reachable() && sawGone[node][n] < 0) {
+        sawGone[node][n] = now();
+      } else if (r.reachable() && r.node().status() != MemberStatus.down()) {
+        sawGone[node][n] = -1;
+      }
+    } else if (change instanceof ClusterChange.MemberChanged c && c.node().status() == MemberStatus.down()) {
+      int n = nodeOf(c.node().id().address());
+      if (sawGone[node][n] < 0) {
+        sawGone[node][n] = now();
       }
     }
   }
@@ -469,6 +495,38 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
 
   @Override
   public void sent(int node, ActorRef<Object> destination, Object item) {}
+
+  @Override
+  public void offered(int node, ActorRef<Object> destination, Object item) {
+    SimMsg m = simMsg(item);
+    if (m != null) {
+      offeredAt.put(m.id(), now());
+    }
+  }
+
+  /**
+   * I7: what a link to a node that ended held unacknowledged is lost with it, if it entered the
+   * link before the sender's region saw that node unreachable or downed; after, it must not have
+   * entered.
+   */
+  @Override
+  public void goneUnacknowledged(int node, ActorRef<Object> destination, List<Object> unacknowledged) {
+    int dest = nodeOf(destination);
+    for (Object item : unacknowledged) {
+      SimMsg m = simMsg(item);
+      if (m == null || ledger.fate(m) != SimLedger.Fate.SENT) {
+        continue;
+      }
+      long saw = sawGone[node][dest];
+      Long offered = offeredAt.get(m.id());
+      if (saw >= 0 && offered != null && offered > saw) {
+        throw new SimViolation("I7 lost only in the window before the sender saw the node gone", m
+            + " entered the link from n" + node + " to n" + dest + " at " + offered / 1e9 + " s, after n" + node
+            + "'s region saw n" + dest + " unreachable or downed at " + saw / 1e9 + " s; it is lost unacknowledged");
+      }
+      ledger.lost(m, dest, SimLedger.Cause.UNACKED_WINDOW);
+    }
+  }
 
   @Override
   public void acknowledged(int node, ActorRef<Object> destination, Object item) {

@@ -88,6 +88,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private final Map<Integer, Long> offeredAt = new HashMap<>();
   /** Since when each node's region has seen another node unreachable or downed, -1 if it has not. */
   private final long[][] sawGone = new long[SimNetwork.MAX_NODES][SimNetwork.MAX_NODES];
+  private final long[][] reachableSince = new long[SimNetwork.MAX_NODES][SimNetwork.MAX_NODES];
   private int shardUids;
   private int incarnations;
   private final boolean plannedOnly;
@@ -107,18 +108,34 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       planned &= a.kind() == SimScenario.Kind.LEAVE || a.kind() == SimScenario.Kind.JOIN;
     }
     this.plannedOnly = planned;
-    for (long[] row : sawGone) {
-      java.util.Arrays.fill(row, -1);
+    for (int i = 0; i < SimNetwork.MAX_NODES; i++) {
+      java.util.Arrays.fill(sawGone[i], -1);
+      java.util.Arrays.fill(reachableSince[i], -1);
     }
   }
 
   static Outcome run(long seed, Set<SimScenario.Kind> kinds, boolean deepHash) {
+    return run(seed, kinds, false, deepHash);
+  }
+
+  /**
+   * @param freezeOldest the freeze-oldest family instead of the seed's actions: 4 nodes, the
+   *     coordinator's node frozen once for 5-15 s under traffic (plan §5)
+   */
+  static Outcome run(long seed, Set<SimScenario.Kind> kinds, boolean freezeOldest, boolean deepHash) {
     SimScenario generated = SimScenario.generate(seed, false);
     List<SimScenario.Action> actions = new ArrayList<>();
     for (SimScenario.Action a : generated.actions()) {
-      if (kinds.contains(a.kind())) {
+      if (kinds.contains(a.kind()) && !freezeOldest) {
         actions.add(a);
       }
+    }
+    if (freezeOldest) {
+      SimRng draw = new SimRng(seed ^ 0xf7eeL);
+      actions.add(new SimScenario.Action(draw.between("freeze", 5000, 10_000), SimScenario.Kind.FREEZE, true, 0,
+          draw.between("freeze", 5000, 15_000)));
+      generated = new SimScenario(seed, 4, generated.knownShards(), generated.askedShards(), generated.tellsHomes(),
+          generated.rebalanceThreshold(), generated.rebalanceIntervalMs(), generated.trafficRate(), 0, false, List.of());
     }
     SimScenario scenario = new SimScenario(seed, generated.nodes(), generated.knownShards(), generated.askedShards(),
         generated.tellsHomes(), generated.rebalanceThreshold(), generated.rebalanceIntervalMs(),
@@ -187,19 +204,32 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     }
   }
 
+  /**
+   * Since when node {@code node}'s region has seen each other node gone (unreachable or downed), for
+   * I7. Seen reachable again, the episode ends only once it has stayed reachable for longer than
+   * the resolver's stable-after: a Down decided on an older view may still come until then, and
+   * what the region sent the node meanwhile is not excused.
+   */
   private void noteGone(int node, ClusterChange change) {
+    int n;
+    boolean gone;
     if (change instanceof ClusterChange.ReachabilityChanged r) {
-      int n = nodeOf(r.node().id().address());
-      if (!r.reachable() && sawGone[node][n] < 0) {
-        sawGone[node][n] = now();
-      } else if (r.reachable() && r.node().status() != MemberStatus.down()) {
-        sawGone[node][n] = -1;
-      }
+      n = nodeOf(r.node().id().address());
+      gone = !r.reachable() || r.node().status() == MemberStatus.down();
     } else if (change instanceof ClusterChange.MemberChanged c && c.node().status() == MemberStatus.down()) {
-      int n = nodeOf(c.node().id().address());
-      if (sawGone[node][n] < 0) {
+      n = nodeOf(c.node().id().address());
+      gone = true;
+    } else {
+      return;
+    }
+    if (gone) {
+      boolean stable = reachableSince[node][n] >= 0 && now() - reachableSince[node][n] > MARGIN.toNanos() + 1_000 * MS;
+      if (sawGone[node][n] < 0 || stable) {
         sawGone[node][n] = now();
       }
+      reachableSince[node][n] = -1;
+    } else {
+      reachableSince[node][n] = now();
     }
   }
 

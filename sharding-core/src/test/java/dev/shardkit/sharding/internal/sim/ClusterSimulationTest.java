@@ -19,7 +19,10 @@ import org.junit.jupiter.api.Test;
 class ClusterSimulationTest {
 
   /** The fault kinds the simulation models so far. */
-  static final Set<SimScenario.Kind> MODELLED = EnumSet.of(SimScenario.Kind.CRASH);
+  static final Set<SimScenario.Kind> MODELLED = EnumSet.of(SimScenario.Kind.CRASH, SimScenario.Kind.FREEZE);
+
+  /** {@code -Dsim.family=freezeOldest}: the freeze-oldest family (plan §5) instead of the seeds' own actions. */
+  static final boolean FREEZE_OLDEST = "freezeOldest".equals(System.getProperty("sim.family"));
 
   /** Seeds that found bugs, run every time. */
   static final long[] REGRESSION_SEEDS = {};
@@ -29,7 +32,7 @@ class ClusterSimulationTest {
     Set<SimScenario.Kind> kinds = kinds();
     String one = System.getProperty("sim.seed");
     if (one != null && !one.isBlank()) {
-      ClusterSim.Outcome outcome = ClusterSim.run(Long.parseLong(one.trim()), kinds, Boolean.getBoolean("sim.dump"));
+      ClusterSim.Outcome outcome = ClusterSim.run(Long.parseLong(one.trim()), kinds, FREEZE_OLDEST, Boolean.getBoolean("sim.dump"));
       System.out.println(outcome.result().scenario() + "\n" + counts(outcome));
       if (outcome.violation() != null) {
         fail(report(outcome));
@@ -47,15 +50,23 @@ class ClusterSimulationTest {
     long started = System.nanoTime();
     long seeds = 0;
     long messages = 0;
+    long lost = 0;
+    long dropped = 0;
+    long withLoss = 0;
     while (System.nanoTime() - started < budget || seeds < minSeeds) {
-      ClusterSim.Outcome outcome = ClusterSim.run(base + seeds, kinds, false);
+      ClusterSim.Outcome outcome = ClusterSim.run(base + seeds, kinds, FREEZE_OLDEST, false);
       seeds++;
       messages += outcome.sent();
+      lost += outcome.lost();
+      dropped += outcome.dropped();
+      if (outcome.lost() + outcome.dropped() > 0) {
+        withLoss++;
+      }
       check(outcome);
     }
     double seconds = (System.nanoTime() - started) / 1e9;
-    System.out.println(String.format(Locale.ROOT, "Cluster simulation: %d seeds in %.1f s (%.1f seeds/s), %d messages",
-        seeds, seconds, seeds / seconds, messages));
+    System.out.println(String.format(Locale.ROOT, "Cluster simulation: %d seeds in %.1f s (%.1f seeds/s), %d messages, "
+        + "%d lost and %d dropped in %d seeds", seeds, seconds, seeds / seconds, messages, lost, dropped, withLoss));
   }
 
   private static Set<SimScenario.Kind> kinds() {

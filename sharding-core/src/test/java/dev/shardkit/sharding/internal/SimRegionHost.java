@@ -35,6 +35,7 @@ public final class SimRegionHost implements RegionPorts {
   private final RegionDriver driver;
   private final LinkConfig linkConfig;
   private final boolean redeliver;
+  private int handedBack;
   private final Map<RegionTimer, Long> timers = new HashMap<>();
   /** The links started, in the order they started. */
   private final List<SimLinkHost> links = new ArrayList<>();
@@ -77,6 +78,7 @@ public final class SimRegionHost implements RegionPorts {
       input = new RegionInput.Protocol(protocol);
     } else if (message instanceof DeliveryLink.Closed closed) {
       input = new RegionInput.LinkClosed(closed);
+      handedBack += closed.unsent().size() + (redeliver ? closed.unacknowledged().size() : 0);
       if (!redeliver) {
         // The region reports these only as a count (possibly lost): the simulation keeps their fate.
         world.goneUnacknowledged(node, closed.destination(), closed.unacknowledged());
@@ -124,6 +126,11 @@ public final class SimRegionHost implements RegionPorts {
 
   public int held() {
     return machine.held();
+  }
+
+  /** How many messages closed links have handed back so far: the region holds them beyond its limit. */
+  public int handedBack() {
+    return handedBack;
   }
 
   /** The links this region started, in order. */

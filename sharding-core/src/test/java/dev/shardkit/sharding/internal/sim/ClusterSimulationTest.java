@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 class ClusterSimulationTest {
 
   /** The fault kinds the simulation models so far. */
-  static final Set<SimScenario.Kind> MODELLED = EnumSet.of(SimScenario.Kind.CRASH, SimScenario.Kind.FREEZE);
+  static final Set<SimScenario.Kind> MODELLED = EnumSet.of(SimScenario.Kind.CRASH, SimScenario.Kind.FREEZE,
+      SimScenario.Kind.PARTITION, SimScenario.Kind.LEAVE, SimScenario.Kind.JOIN, SimScenario.Kind.STORE_OUTAGE);
 
   /** {@code -Dsim.family=freezeOldest}: the freeze-oldest family (plan §5) instead of the seeds' own actions. */
   static final boolean FREEZE_OLDEST = "freezeOldest".equals(System.getProperty("sim.family"));
@@ -54,7 +55,12 @@ class ClusterSimulationTest {
     long dropped = 0;
     long withLoss = 0;
     while (System.nanoTime() - started < budget || seeds < minSeeds) {
+      long t0 = System.nanoTime();
       ClusterSim.Outcome outcome = ClusterSim.run(base + seeds, kinds, FREEZE_OLDEST, false);
+      if (System.nanoTime() - t0 > 2_000_000_000L) {
+        System.out.println("slow seed " + (base + seeds) + ": " + (System.nanoTime() - t0) / 1_000_000 + " ms, "
+            + outcome.result().steps() + " steps, " + outcome.result().scenario().actions());
+      }
       seeds++;
       messages += outcome.sent();
       lost += outcome.lost();

@@ -139,6 +139,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
       case CRASH -> {
         int n = target(action.onCoordinator());
         if (n >= 0 && membership.noFailure() && membership.healthyMajorityAfter(1)) {
+          faulted(Set.of(n));
           membership.crash(n);
         }
       }
@@ -152,6 +153,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
               cut.add(other);
             }
           }
+          faulted(cut);
           membership.partition(cut, action.durationMs() * MS);
         }
       }
@@ -164,6 +166,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
       case FREEZE -> {
         int n = target(action.onCoordinator());
         if (n >= 0 && membership.noFailure() && membership.healthyMajorityAfter(1)) {
+          faulted(Set.of(n));
           membership.freeze(n, action.durationMs() * MS);
         }
       }
@@ -177,6 +180,9 @@ class CoordinatorOnlySim implements SimMembership.Listener {
       }
     }
   }
+
+  /** A crash, freeze or partition begins for {@code nodes}. */
+  void faulted(Set<Integer> nodes) {}
 
   /** The coordinator's node, or another healthy Up one; -1 if there is none. */
   private int target(boolean coordinator) {

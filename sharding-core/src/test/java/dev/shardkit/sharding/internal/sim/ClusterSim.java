@@ -61,7 +61,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   static final boolean JOINS_WITH_FAILURES = Boolean.getBoolean("sim.joinsWithFailures");
 
   /** What a run came to: the coordinator simulation's result, and the traffic's. */
-  record Outcome(Result result, int sent, int processed, int dropped, int lost, String reasons) {
+  record Outcome(Result result, int sent, int processed, int dropped, int lost, int lostFromOthers, String reasons) {
     SimViolation violation() {
       return result.violation();
     }
@@ -102,6 +102,8 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private final int[] links = new int[SimNetwork.MAX_NODES];
   /** When each traffic message was handed to a link; looked up only. */
   private final Map<Integer, Long> offeredAt = new HashMap<>();
+  /** Which node's link each traffic message was last handed to; looked up only. */
+  private final Map<Integer, Integer> offeredFrom = new HashMap<>();
   /** When each node's region first saw another one gone in the episode of its last fault, -1 if never. */
   private final long[][] sawGone = new long[SimNetwork.MAX_NODES][SimNetwork.MAX_NODES];
   /** When the last crash, freeze or partition began for each node. */
@@ -165,7 +167,8 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     ClusterSim sim = new ClusterSim(scenario, deepHash);
     Result result = sim.run();
     SimLedger l = sim.ledger;
-    return new Outcome(result, l.sent(), l.processedCount(), l.droppedCount(), l.lostCount(), l.reasons().toString());
+    return new Outcome(result, l.sent(), l.processedCount(), l.droppedCount(), l.lostCount(), l.lostFromOthers(),
+        l.reasons().toString());
   }
 
   // ---- nodes
@@ -184,9 +187,29 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       region.receive(membership.snapshot(n));
     });
     after(n, rng.millis("traffic.phase." + n, 1, 50), () -> traffic(n));
+    after(n, 100 * MS, () -> gateRound(n, true));
     if (n == 0) {
       scheduler.after(100 * MS, this::checkBounds);
     }
+  }
+
+  /**
+   * The node's delivery gate as its region hears of it: closed while the node is not a confirmed
+   * reachable member (the membership model's {@link SimMembership#gateOpen}, looked at every
+   * 100 ms, as the gate keeper's rounds find it; the keeper's machine itself is not simulated
+   * yet), opened again once it is.
+   */
+  private void gateRound(int n, boolean wasOpen) {
+    SimRegionHost region = regionHosts.get(n);
+    if (region == null || region.isStopped()) {
+      return;
+    }
+    boolean open = gateOpen(n);
+    if (open != wasOpen) {
+      region.receive(open ? dev.shardkit.sharding.internal.SimGateChanges.OPENED
+          : dev.shardkit.sharding.internal.SimGateChanges.CLOSED);
+    }
+    after(n, 100 * MS, () -> gateRound(n, open));
   }
 
   /** I8, every 100 ms: what regions and shards hold stays within buffer-size. */
@@ -297,6 +320,9 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     SimLedger.Cause cause = left.contains(node) ? SimLedger.Cause.LEFT
         : status == null || status == MemberStatus.down() ? SimLedger.Cause.DOWNED : SimLedger.Cause.CRASHED;
     List<SimMsg> gone = ledger.nodeEnded(node, cause);
+    if (cause == SimLedger.Cause.DOWNED) {
+      checkWindow(gone, node);
+    }
     trace(node, "node ended", cause + ", " + gone.size() + " messages lost", List.of());
   }
 
@@ -583,6 +609,28 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     SimMsg m = simMsg(item);
     if (m != null) {
       offeredAt.put(m.id(), now());
+      offeredFrom.put(m.id(), node);
+    }
+  }
+
+  /**
+   * I7 for what a node took and acknowledged and then was lost with it when it was downed: it must
+   * have entered the link before its sender's region saw that node gone.
+   */
+  private void checkWindow(List<SimMsg> gone, int node) {
+    for (SimMsg m : gone) {
+      Integer from = offeredFrom.get(m.id());
+      if (from == null || from == node) {
+        continue;
+      }
+      long saw = sawGone[from][node] >= faultAt[node] ? sawGone[from][node] : -1;
+      long offered = offeredAt.get(m.id());
+      if (saw >= 0 && offered > saw) {
+        throw new SimViolation("I7 lost only in the window before the sender saw the node gone", m
+            + " entered the link from n" + from + " to n" + node + " at " + offered / 1e9 + " s, after n" + from
+            + "'s region saw n" + node + " unreachable or downed at " + saw / 1e9 + " s; n" + node
+            + " acknowledged it and it is lost with that node");
+      }
     }
   }
 

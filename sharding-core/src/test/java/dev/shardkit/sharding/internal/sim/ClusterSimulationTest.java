@@ -52,6 +52,7 @@ class ClusterSimulationTest {
     long seeds = 0;
     long messages = 0;
     long lost = 0;
+    long lostFromOthers = 0;
     long dropped = 0;
     long withLoss = 0;
     while (System.nanoTime() - started < budget || seeds < minSeeds) {
@@ -64,6 +65,7 @@ class ClusterSimulationTest {
       seeds++;
       messages += outcome.sent();
       lost += outcome.lost();
+      lostFromOthers += outcome.lostFromOthers();
       dropped += outcome.dropped();
       if (outcome.lost() + outcome.dropped() > 0) {
         withLoss++;
@@ -72,7 +74,8 @@ class ClusterSimulationTest {
     }
     double seconds = (System.nanoTime() - started) / 1e9;
     System.out.println(String.format(Locale.ROOT, "Cluster simulation: %d seeds in %.1f s (%.1f seeds/s), %d messages, "
-        + "%d lost and %d dropped in %d seeds", seeds, seconds, seeds / seconds, messages, lost, dropped, withLoss));
+        + "%d lost (%d with a node other than their sender's) and %d dropped in %d seeds", seeds, seconds,
+        seeds / seconds, messages, lost, lostFromOthers, dropped, withLoss));
   }
 
   private static Set<SimScenario.Kind> kinds() {
@@ -96,7 +99,8 @@ class ClusterSimulationTest {
   }
 
   private static String counts(ClusterSim.Outcome o) {
-    return o.sent() + " sent, " + o.processed() + " processed, " + o.dropped() + " dropped, " + o.lost() + " lost "
+    return o.sent() + " sent, " + o.processed() + " processed, " + o.dropped() + " dropped, " + o.lost() + " lost ("
+        + o.lostFromOthers() + " with a node other than their sender's) "
         + o.reasons() + "; " + o.result().steps() + " steps, " + o.result().simulatedMs() + " ms simulated";
   }
 

@@ -36,6 +36,12 @@ final class SimLedger {
   private int processed;
   private int dropped;
   private int lost;
+  /** Lost with a node other than their sender's. */
+  private int lostFromOthers;
+
+  int lostFromOthers() {
+    return lostFromOthers;
+  }
 
   SimMsg send(int sender, String entityId) {
     int seq = seqs.merge(sender + "/" + entityId, 1, Integer::sum);
@@ -126,6 +132,9 @@ final class SimLedger {
 
   void lost(SimMsg m, int node, Cause cause) {
     if (fates.get(m.id()) == Fate.SENT) {
+      if (m.sender() != node) {
+        lostFromOthers++;
+      }
       fates.set(m.id(), Fate.LOST);
       why.put(m.id(), "lost with n" + node + ": " + cause);
       lost++;

@@ -60,6 +60,9 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
    */
   static final boolean JOINS_WITH_FAILURES = Boolean.getBoolean("sim.joinsWithFailures");
 
+  /** Whether entities stop or fail by their own doing, by per-seed rates ({@code -Dsim.entityEnds}, on by default). */
+  static final boolean ENTITY_ENDS = Boolean.parseBoolean(System.getProperty("sim.entityEnds", "true"));
+
   /** What a run came to: the coordinator simulation's result, and the traffic's. */
   record Outcome(Result result, int sent, int processed, int dropped, int lost, int lostFromOthers, String reasons) {
     SimViolation violation() {
@@ -89,6 +92,8 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private final int shards;
   private final double rate;
   private final double passivateRate;
+  private final double stopRate;
+  private final double failRate;
   /** Every actor that runs, by ref; looked up only. */
   private final Map<ActorRef<Object>, Actor> actors = new HashMap<>();
   private final Map<ActorRef<Object>, Integer> proxies = new HashMap<>();
@@ -122,6 +127,8 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     this.shards = scenario.askedShards();
     this.rate = draw.between(s, 20, 80);
     this.passivateRate = draw.chance(s, 0.5) ? 0.01 : 0;
+    this.stopRate = ENTITY_ENDS && draw.chance(s, 0.3) ? 0.002 : 0;
+    this.failRate = ENTITY_ENDS && draw.chance(s, 0.3) ? 0.002 : 0;
     boolean planned = true;
     for (SimScenario.Action a : scenario.actions()) {
       planned &= a.kind() == SimScenario.Kind.LEAVE || a.kind() == SimScenario.Kind.JOIN
@@ -389,7 +396,13 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   /** A shard tells an entity: into its mailbox, at once, as a tell does. */
   void toEntity(SimEntity e, Object message) {
     if (e.terminated) {
-      deadLetter(e.node, message, "to a stopped " + e);
+      SimMsg m = simMsg(message);
+      if (e.endedBy != null && m != null) {
+        // Told before the shard heard that it ended by its own doing: lost with it, as in Pekko.
+        ledger.lost(m, e.node, e.endedBy);
+      } else {
+        deadLetter(e.node, message, "to a stopped " + e);
+      }
       return;
     }
     e.mailbox.add(message);
@@ -413,11 +426,21 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       return;
     }
     if (m == SimEntity.STOP) {
-      terminate(e);
+      terminate(e, null, null);
       return;
     }
     if (m instanceof SimMsg msg) {
+      if (failRate > 0 && rng.chance("entity.fail", failRate)) {
+        // It throws on this message: the message is not processed, and the incarnation fails.
+        ledger.dropped(msg, e.node, "the entity failed on it");
+        terminate(e, SimLedger.Cause.ENTITY_FAILED, new IllegalStateException("simulated failure of " + e));
+        return;
+      }
       ledger.processed(msg, e, now());
+      if (stopRate > 0 && rng.chance("entity.stop", stopRate)) {
+        terminate(e, SimLedger.Cause.ENTITY_STOPPED, null);
+        return;
+      }
       if (passivateRate > 0 && !e.passivating && rng.chance("entity.passivate", passivateRate)) {
         e.passivating = true;
         send(e.node, e.shard.ref, new ShardInput.Passivate<>(e));
@@ -426,15 +449,26 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     after(e.node, rng.millis("entity.work", 0, 2), () -> processNext(e));
   }
 
-  private void terminate(SimEntity e) {
+  /**
+   * The incarnation ends: at its stop request (what is behind it would be a dead letter, which the
+   * shard must never cause), or by its own doing, stopping or failing, when Pekko drops what is
+   * left in its mailbox (lost with that cause).
+   */
+  private void terminate(SimEntity e, SimLedger.Cause ownDoing, Throwable failure) {
     e.terminated = true;
+    e.endedBy = ownDoing;
     liveEntities.get(e.node).remove(e);
     for (Object left : e.mailbox) {
-      deadLetter(e.node, left, "left in the mailbox of " + e + " as it stopped");
+      SimMsg m = simMsg(left);
+      if (ownDoing == null) {
+        deadLetter(e.node, left, "left in the mailbox of " + e + " as it stopped");
+      } else if (m != null) {
+        ledger.lost(m, e.node, ownDoing);
+      }
     }
     e.mailbox.clear();
-    trace(e.node, "entity stopped", e, List.of());
-    send(e.node, e.shard.ref, new ShardInput.EntityTerminated<>(e, false, null));
+    trace(e.node, "entity stopped", e, ownDoing == null ? List.of() : List.of(ownDoing));
+    send(e.node, e.shard.ref, new ShardInput.EntityTerminated<>(e, failure != null, failure));
   }
 
   void shardStopped(SimShardHost shard) {
@@ -709,9 +743,10 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
           + " of " + ledger.sent() + " messages have no fate after the calm tail: "
           + describe(ledger.unresolved(5)));
     }
-    boolean onlyFull = ledger.reasons().keySet().stream().allMatch(r -> r.contains("buffer full")
-        || r.contains("is full"));
-    if (plannedOnly && (ledger.lostCount() > 0 || !onlyFull)) {
+    // What entities cost by their own doing (stopping, failing) is not the moves'.
+    boolean excused = ledger.reasons().keySet().stream().allMatch(r -> r.contains("buffer full")
+        || r.contains("is full") || r.contains("ENTITY_") || r.contains("the entity failed"));
+    if (plannedOnly && !excused) {
       throw new SimViolation("I6 planned moves lose nothing", ledger.lostCount() + " lost, " + ledger.droppedCount()
           + " dropped: " + ledger.reasons());
     }

@@ -26,6 +26,8 @@ final class SimEntity {
   boolean busy;
   boolean terminated;
   boolean passivating;
+  /** Why it ended by its own doing (stopped or failed), null if it did not. */
+  SimLedger.Cause endedBy;
   long lastProcessed = -1;
 
   SimEntity(String id, int node, int incarnation, SimShardHost shard, long started) {

@@ -22,7 +22,7 @@ final class SimLedger {
   enum Fate { SENT, PROCESSED, DROPPED, LOST }
 
   /** Why a node's messages were lost. */
-  enum Cause { CRASHED, DOWNED, LEFT, UNACKED_WINDOW, DEAD_LETTER }
+  enum Cause { CRASHED, DOWNED, LEFT, UNACKED_WINDOW, ENTITY_STOPPED, ENTITY_FAILED, DEAD_LETTER }
 
   private final List<SimMsg> messages = new ArrayList<>();
   private final List<Fate> fates = new ArrayList<>();

@@ -56,7 +56,9 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
    * coordinator answers the new region with homes on the removed region, the new region (which
    * never saw that node as a member) opens a link to it, learns the shards' new homes after the
    * margin, and when remote death watch closes the old link 10 s later, what it hands back is
-   * held behind homes already known (plan §5.2 H4) and stays held for good.
+   * held behind homes already known (plan §5.2 H4) and stays held for good. Seed 7196 (I3): the
+   * same, with what the joined region forwarded into that link handed back and delivered after
+   * newer messages of the same sender.
    */
   static final boolean JOINS_WITH_FAILURES = Boolean.getBoolean("sim.joinsWithFailures");
 

@@ -46,8 +46,8 @@ class ClusterSimulationTest {
     long budget = CoordinatorSimulationTest.budgetNanos(System.getProperty("sim.budget", "30s"));
     long base = Long.getLong("sim.base", System.nanoTime() ^ System.currentTimeMillis() << 20);
     long minSeeds = Long.getLong("sim.minSeeds", 50);
-    System.out.println("Cluster simulation: base seed " + base + ", budget " + budget / 1_000_000 + " ms, faults "
-        + kinds);
+    System.out.println("Cluster simulation: base seed " + base + ", budget " + budget / 1_000_000 + " ms, "
+        + (FREEZE_OLDEST ? "the freeze-oldest family" : "faults " + kinds));
     long started = System.nanoTime();
     long seeds = 0;
     long messages = 0;

@@ -1,7 +1,9 @@
 package dev.shardkit.sharding.internal;
 
 import java.util.ArrayDeque;
-import java.util.HashMap;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,7 +18,8 @@ import java.util.function.Consumer;
  */
 final class MessageBuffers<K> {
   private final int limit;
-  private final Map<K, ArrayDeque<Object>> buffers = new HashMap<>();
+  /** In the order keys first got a message: the machines that iterate the keys do so alike in every JVM. */
+  private final Map<K, ArrayDeque<Object>> buffers = new LinkedHashMap<>();
   private int total;
 
   /** @param limit the most messages held over all keys; 0 holds none */
@@ -79,9 +82,12 @@ final class MessageBuffers<K> {
     return buffers.containsKey(key);
   }
 
-  /** The keys that have messages held. */
+  /**
+   * The keys that have messages held, in the order they first got one (a {@code Set.copyOf} would
+   * iterate in an order each JVM salts, and a region asks for homes in this order).
+   */
   public Set<K> keys() {
-    return Set.copyOf(buffers.keySet());
+    return Collections.unmodifiableSet(new LinkedHashSet<>(buffers.keySet()));
   }
 
   /** How many messages are held over all keys. */

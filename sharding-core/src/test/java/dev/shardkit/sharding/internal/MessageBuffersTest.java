@@ -40,6 +40,21 @@ class MessageBuffersTest {
     assertEquals(10, b.limit());
   }
 
+  /** A region asks for the homes of its held shards in this order: it must be the same in every JVM. */
+  @Test
+  void keysComeInTheOrderTheyFirstHeldAMessage() {
+    MessageBuffers<String> b = new MessageBuffers<>(100);
+    List<String> order = List.of("17", "3", "z", "a", "12", "m", "0", "b9");
+    for (String key : order) {
+      assertTrue(b.offer(key, key));
+    }
+    assertTrue(b.offer("3", "again"));
+    assertEquals(order, new ArrayList<>(b.keys()));
+    b.drain("z");
+    assertTrue(b.offer("z", "back"));
+    assertEquals(List.of("17", "3", "a", "12", "m", "0", "b9", "z"), new ArrayList<>(b.keys()));
+  }
+
   @Test
   void limitIsOverAllKeys() {
     MessageBuffers<String> b = new MessageBuffers<>(5);

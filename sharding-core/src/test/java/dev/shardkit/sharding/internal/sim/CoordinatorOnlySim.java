@@ -39,38 +39,38 @@ import org.apache.pekko.cluster.MemberStatus;
  * live region asked for has a home that is a live registered region, and every region's belief
  * agrees with the store (I10).
  */
-final class CoordinatorOnlySim implements SimMembership.Listener {
+class CoordinatorOnlySim implements SimMembership.Listener {
 
   static final String TYPE = "Sim";
   static final Comparator<ActorRef<Object>> BY_PATH = Comparator.comparing(r -> r.path().toString());
-  private static final long MS = 1_000_000L;
-  private static final Duration MARGIN = Duration.ofSeconds(4);
+  static final long MS = 1_000_000L;
+  static final Duration MARGIN = Duration.ofSeconds(4);
 
   /** What a run of a seed came to. */
   record Result(SimScenario scenario, long steps, long hash, long simulatedMs, int superseded, SimViolation violation,
       String trace) {}
 
-  private final SimScenario scenario;
-  private final SimClock clock = new SimClock();
-  private final SimScheduler scheduler = new SimScheduler(clock);
-  private final SimRng rng;
-  private final SimTrace trace;
-  private final SimMembership membership;
-  private final SimNetwork network;
-  private final SimCoordinatorStore store;
+  final SimScenario scenario;
+  final SimClock clock = new SimClock();
+  final SimScheduler scheduler = new SimScheduler(clock);
+  final SimRng rng;
+  final SimTrace trace;
+  final SimMembership membership;
+  final SimNetwork network;
+  final SimCoordinatorStore store;
   private final CoordinatorConfig[] configs = new CoordinatorConfig[SimNetwork.MAX_NODES];
   private final Map<Integer, SimStubRegion> regions = new TreeMap<>();
   private final Map<ActorRef<Object>, SimCoordinatorHost> hostsByRef = new HashMap<>();
   /** The coordinators running, in the order they started. */
-  private final List<SimCoordinatorHost> running = new ArrayList<>();
+  final List<SimCoordinatorHost> running = new ArrayList<>();
   /** Where each shard runs; looked up only. */
   private final Map<String, SimStubRegion> runningShards = new HashMap<>();
   private int coordinatorUids;
   private int lastHolder = -1;
   private boolean lastHandedOver;
   private final Set<Integer> startsPending = new TreeSet<>();
-  private final long trafficEnd;
-  private final long end;
+  final long trafficEnd;
+  final long end;
   private long burstUntil;
   private int burstNode = -1;
 
@@ -120,7 +120,7 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
       while (scheduler.step(end)) {
         // each step checks what it touched
       }
-      checkLiveness();
+      checkAtEnd();
       return new Result(scenario, trace.steps(), trace.hash(), now() / MS, superseded, null, null);
     } catch (SimViolation v) {
       return new Result(scenario, trace.steps(), trace.hash(), now() / MS, superseded, v, trace.last(Integer.getInteger("sim.traceSteps", 120)));
@@ -139,6 +139,7 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
       case CRASH -> {
         int n = target(action.onCoordinator());
         if (n >= 0 && membership.noFailure() && membership.healthyMajorityAfter(1)) {
+          faulted(Set.of(n));
           membership.crash(n);
         }
       }
@@ -152,6 +153,7 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
               cut.add(other);
             }
           }
+          faulted(cut);
           membership.partition(cut, action.durationMs() * MS);
         }
       }
@@ -164,6 +166,7 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
       case FREEZE -> {
         int n = target(action.onCoordinator());
         if (n >= 0 && membership.noFailure() && membership.healthyMajorityAfter(1)) {
+          faulted(Set.of(n));
           membership.freeze(n, action.durationMs() * MS);
         }
       }
@@ -178,6 +181,9 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
     }
   }
 
+  /** A crash, freeze or partition begins for {@code nodes}. */
+  void faulted(Set<Integer> nodes) {}
+
   /** The coordinator's node, or another healthy Up one; -1 if there is none. */
   private int target(boolean coordinator) {
     List<Integer> up = membership.healthyUp();
@@ -190,7 +196,8 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
     return up.get(rng.stream("target").nextInt(up.size()));
   }
 
-  private void addRegion(int n) {
+  /** A node joined the cluster (or formed it): it gets its region. */
+  void addRegion(int n) {
     SimStubRegion region = new SimStubRegion(this, n, SimRefs.region(n, TYPE));
     regions.put(n, region);
     scheduler.after(rng.millis("region.phase", 0, 1000), () -> tick(region));
@@ -219,11 +226,7 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
         running.remove(host);
         lastHolder = host.node;
         lastHandedOver = host.stopped && membership.alive(host.node);
-        regions.values().forEach(r -> {
-          if (r.node != host.node) {
-            network.send(host.node, r.node, () -> r.coordinatorTerminated(host.ref));
-          }
-        });
+        coordinatorGone(host);
       } else if (membership.statusIn(host.node, host.node) == MemberStatus.exiting()) {
         host.handle(new CoordinatorInput.Stop());
         if (host.stopped) {
@@ -254,6 +257,15 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
         }
       });
     }
+  }
+
+  /** A coordinator ended: the regions watching it hear so. */
+  void coordinatorGone(SimCoordinatorHost host) {
+    regions.values().forEach(r -> {
+      if (r.node != host.node) {
+        network.send(host.node, r.node, () -> r.coordinatorTerminated(host.ref));
+      }
+    });
   }
 
   /** Whether node {@code c} sees no coordinator running on a member. */
@@ -524,6 +536,11 @@ final class CoordinatorOnlySim implements SimMembership.Listener {
   }
 
   /** I10: the cluster has been calm: every asked shard has a live registered home that every asker knows. */
+  /** What is checked once the run has ended: {@link #checkLiveness}. */
+  void checkAtEnd() {
+    checkLiveness();
+  }
+
   private void checkLiveness() {
     if (!membership.calm()) {
       return; // the scenario ended unsettled (a node still leaving): nothing is promised yet

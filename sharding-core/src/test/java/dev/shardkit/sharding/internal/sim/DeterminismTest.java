@@ -28,10 +28,23 @@ class DeterminismTest {
   }
 
   @Test
+  void eachClusterSeedRunsTwiceAlike() {
+    for (long seed = 1; seed <= 5; seed++) {
+      ClusterSim.Outcome first = ClusterSim.run(seed, ClusterSimulationTest.MODELLED, true);
+      ClusterSim.Outcome second = ClusterSim.run(seed, ClusterSimulationTest.MODELLED, true);
+      assertEquals(first.result().steps(), second.result().steps(), "steps of cluster seed " + seed);
+      assertEquals(first.result().hash(), second.result().hash(), "trace hash of cluster seed " + seed);
+    }
+  }
+
+  @Test
   void anotherJvmRunsTheSeedsAlike() throws Exception {
     List<String> here = new ArrayList<>();
     for (long seed = 1; seed <= 10; seed++) {
       here.add(seed + " " + CoordinatorOnlySim.run(seed, false, true).hash());
+      if (seed <= 3) {
+        here.add("c" + seed + " " + ClusterSim.run(seed, ClusterSimulationTest.MODELLED, true).result().hash());
+      }
     }
     Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", System.getProperty("java.class.path"), SimHashes.class.getName(), "1", "10")
@@ -40,12 +53,12 @@ class DeterminismTest {
     try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
         StandardCharsets.UTF_8))) {
       for (String line = out.readLine(); line != null; line = out.readLine()) {
-        if (line.matches("\\d+ -?\\d+")) {
+        if (line.matches("c?\\d+ -?\\d+")) {
           there.add(line);
         }
       }
     }
     child.waitFor(120, TimeUnit.SECONDS);
-    assertEquals(here, there, "trace hashes of seeds 1..10 in this JVM and in another one");
+    assertEquals(here, there, "trace hashes of seeds 1..10 (and cluster seeds 1..3) in this JVM and in another one");
   }
 }

@@ -14,6 +14,9 @@ final class SimHashes {
     for (long seed = from; seed <= to; seed++) {
       CoordinatorOnlySim.Result result = CoordinatorOnlySim.run(seed, false, true);
       System.out.println(seed + " " + result.hash());
+      if (seed <= from + 2) {
+        System.out.println("c" + seed + " " + ClusterSim.run(seed, ClusterSimulationTest.MODELLED, true).result().hash());
+      }
     }
     System.exit(0);
   }

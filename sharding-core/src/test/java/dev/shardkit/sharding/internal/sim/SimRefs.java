@@ -35,6 +35,26 @@ final class SimRefs {
     return resolve(address(node) + "/system/shardkit-coordinator-" + typeName + "/singleton/coordinator#" + uid);
   }
 
+  /** The singleton proxy of a type's coordinator on a node, as its region knows it. */
+  static ActorRef<Object> proxy(int node, String typeName) {
+    return resolve(address(node) + "/system/shardkit-coordinator-" + typeName + "Proxy");
+  }
+
+  /** A shard's {@code uid}-th incarnation on a node, a child of its region. */
+  static ActorRef<Object> shard(int node, String typeName, String shardId, int uid) {
+    return resolve(address(node) + "/system/shardkit-region-" + typeName + "/" + shardId + "#" + uid);
+  }
+
+  /** A region's {@code k}-th link on a node. */
+  static ActorRef<Object> link(int node, String typeName, int k) {
+    return resolve(address(node) + "/system/shardkit-region-" + typeName + "/link-" + k);
+  }
+
+  /** Who waits for a node's region to have shut down, as coordinated shutdown does. */
+  static ActorRef<Object> shutdownWaiter(int node) {
+    return resolve(address(node) + "/system/shutdown-waiter");
+  }
+
   private static synchronized ActorRef<Object> resolve(String path) {
     ActorRef<Object> ref = resolved.get(path);
     if (ref == null) {

@@ -18,6 +18,7 @@ final class SimTrace {
 
   private record Step(long time, int node, String what, Object input, List<?> effects) {}
 
+  private static final boolean DUMP = Boolean.getBoolean("sim.dump");
   private final Step[] ring;
   private final boolean deepHash;
   private long count;
@@ -39,6 +40,9 @@ final class SimTrace {
     hash = 31 * hash + node;
     hash = 31 * hash + what.hashCode();
     if (deepHash) {
+      if (DUMP) {
+        System.out.println("STEP " + time + " " + node + " " + what + " " + canonical(input) + " " + canonical(effects));
+      }
       hash = 31 * hash + canonical(input).hashCode();
       for (Object e : effects) {
         hash = 31 * hash + canonical(e).hashCode();
@@ -78,6 +82,8 @@ final class SimTrace {
       map.forEach((k, v) -> items.add(canonical(k) + "=" + canonical(v)));
       Collections.sort(items);
       return items.toString();
+    } else if (value instanceof Object[] array) {
+      return canonical(java.util.Arrays.asList(array));
     } else if (value instanceof List<?> list) {
       List<String> items = new ArrayList<>();
       list.forEach(item -> items.add(canonical(item)));

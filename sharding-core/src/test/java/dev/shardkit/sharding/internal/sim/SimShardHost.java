@@ -1,0 +1,176 @@
+package dev.shardkit.sharding.internal.sim;
+
+import dev.shardkit.sharding.internal.ShardCarryOver;
+import dev.shardkit.sharding.internal.ShardConfig;
+import dev.shardkit.sharding.internal.ShardDriver;
+import dev.shardkit.sharding.internal.ShardInput;
+import dev.shardkit.sharding.internal.ShardMachine;
+import dev.shardkit.sharding.internal.ShardNotice;
+import dev.shardkit.sharding.internal.ShardPorts;
+import dev.shardkit.sharding.internal.ShardProtocol;
+import dev.shardkit.sharding.internal.ShardProtocol.EntitiesLive;
+import dev.shardkit.sharding.internal.ShardProtocol.ShardSnapshot;
+import dev.shardkit.sharding.internal.ShardTimer;
+import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * One shard in the simulation: the real {@link ShardMachine} run by the real {@link ShardDriver},
+ * with {@link ShardPorts} carried out by the simulation. Entities are {@link SimEntity}
+ * incarnations; the delivery gate is the membership model's ({@link SimMembership#gateOpen}).
+ * A message for an active entity takes the fast lane ({@link ShardMachine#activeFor}), as the
+ * shard actor's delivery does.
+ */
+final class SimShardHost implements ShardPorts<SimEntity> {
+
+  private final ClusterSim sim;
+  final int node;
+  final ActorRef<Object> ref;
+  final ActorRef<Object> region;
+  final String shardId;
+  final ShardMachine<SimEntity> machine;
+  private final ShardDriver<SimEntity> driver;
+  private final Map<ShardTimer, Long> timers = new EnumMap<>(ShardTimer.class);
+  private boolean parked;
+  boolean stopped;
+
+  SimShardHost(ClusterSim sim, int node, ActorRef<Object> ref, ActorRef<Object> region, String shardId,
+      int entityLimit, int bufferSize) {
+    this.sim = sim;
+    this.node = node;
+    this.ref = ref;
+    this.region = region;
+    this.shardId = shardId;
+    ShardConfig cfg = new ShardConfig(ClusterSim.TYPE, shardId, bufferSize, false, Duration.ofMillis(200),
+        Duration.ofSeconds(2), Optional.empty(), false, 10, Duration.ofMillis(100), Duration.ofMillis(200),
+        Duration.ofSeconds(5), "simulated store");
+    this.machine = new ShardMachine<>(cfg, new ShardCarryOver(entityLimit).take(), e -> e.id);
+    this.driver = new ShardDriver<>(machine, this);
+  }
+
+  /** What the shard receives, as the shard actor turns it into its machine's input. */
+  void receive(Object message) {
+    if (stopped) {
+      return;
+    }
+    if (message instanceof Deliver d) {
+      SimEntity entity = machine.activeFor(d.entityId(), 0L);
+      if (entity != null) {
+        tell(entity, d.message());
+      } else {
+        run(new ShardInput.Deliver<>(d.entityId(), d.message()));
+      }
+    } else if (message == ShardProtocol.HandOff.INSTANCE) {
+      run(new ShardInput.HandOff<>());
+    } else if (message == ShardProtocol.CancelHandOff.INSTANCE) {
+      run(new ShardInput.CancelHandOff<>());
+    } else if (message instanceof ShardProtocol.EntityLimit l) {
+      run(new ShardInput.EntityLimit<>(l.limit()));
+    } else if (message instanceof ShardInput<?> input) {
+      @SuppressWarnings("unchecked")
+      ShardInput<SimEntity> in = (ShardInput<SimEntity>) input;
+      run(in);
+    }
+  }
+
+  void start() {
+    run(new ShardInput.Start<>());
+  }
+
+  private void run(ShardInput<SimEntity> input) {
+    sim.trace(node, "shard " + shardId, input, List.of());
+    driver.run(input, sim.now());
+  }
+
+  // ---- the ports
+
+  @Override
+  public ShardInput<SimEntity> startEntity(String entityId, List<Object> messages) {
+    if (!sim.gateOpen(node)) {
+      return new ShardInput.EntityStartRefused<>(entityId, messages);
+    }
+    SimEntity entity = sim.newEntity(this, entityId);
+    for (Object m : messages) {
+      tell(entity, m);
+    }
+    return new ShardInput.EntityStarted<>(entityId, entity);
+  }
+
+  @Override
+  public void tell(SimEntity entity, Object message) {
+    sim.toEntity(entity, message);
+  }
+
+  @Override
+  public void stop(SimEntity entity) {
+    sim.toEntity(entity, SimEntity.STOP);
+  }
+
+  @Override
+  public void rememberLoad(long readId) {
+    sim.after(node, 1_000_000, () -> receive(new ShardInput.RememberLoaded<SimEntity>(readId, Set.of())));
+  }
+
+  @Override
+  public void rememberUpdate(long batchId, Set<String> started, Set<String> stopped) {
+    sim.after(node, 1_000_000, () -> receive(new ShardInput.RememberWritten<SimEntity>(batchId)));
+  }
+
+  @Override
+  public void parkOnGate() {
+    if (!parked) {
+      parked = true;
+      sim.whenGateOpen(node, () -> {
+        parked = false;
+        receive(new ShardInput.GateOpened<SimEntity>());
+      });
+    }
+  }
+
+  @Override
+  public void tellRegion(EntitiesLive live) {
+    sim.send(node, region, live);
+  }
+
+  @Override
+  public void replySnapshot(ActorRef<Object> to, ShardSnapshot snapshot) {}
+
+  @Override
+  public void startTimer(ShardTimer key, long generation, Duration delay) {
+    timers.put(key, generation);
+    sim.after(node, delay.toNanos(), () -> {
+      Long current = timers.get(key);
+      if (!stopped && current != null && current == generation) {
+        timers.remove(key);
+        receive(new ShardInput.TimerFired<SimEntity>(key, generation));
+      }
+    });
+  }
+
+  @Override
+  public void cancelTimer(ShardTimer key) {
+    timers.remove(key);
+  }
+
+  @Override
+  public void drop(Object message, String reason) {
+    sim.dropped(node, message, reason);
+  }
+
+  @Override
+  public void report(ShardNotice notice) {
+    sim.noticed(node, notice);
+  }
+
+  @Override
+  public void stopped() {
+    stopped = true;
+    sim.shardStopped(this);
+  }
+}

@@ -584,7 +584,7 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
     Map<String, ActorRef<Object>> homes = new HashMap<>();
     for (String shardId : shardIds) {
       ActorRef<Object> home = handOffs.inProgress(shardId) ? null : store.writes().settledHome(shardId);
-      if (home != null) {
+      if (home != null && !inRemovalMargin.contains(home)) {
         homes.put(shardId, home);
       }
     }
@@ -668,7 +668,20 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
       handOffs.waitForHome(get.shardId(), get.region());
       return true;
     }
+    if (homeInRemovalMargin(get.shardId())) {
+      // Its region is gone and its shards get new homes once the margin has passed; a region that
+      // never saw that region's node (it joined meanwhile) would otherwise open a link to it and
+      // send there what then comes back after newer messages went to the new home. The region
+      // holds the messages and asks again on its retry tick.
+      return true;
+    }
     return answers.answer(get, store, term);
+  }
+
+  /** Whether the shard's home is a region that terminated and waits out its removal margin. */
+  private boolean homeInRemovalMargin(String shardId) {
+    ActorRef<Object> home = decided().shards().get(shardId);
+    return home != null && inRemovalMargin.contains(home);
   }
 
   /** A shard the type does not accept ({@link ShardIdBounds}) gets no home; the region is told. */

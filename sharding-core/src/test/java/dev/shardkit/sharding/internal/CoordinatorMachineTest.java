@@ -544,6 +544,30 @@ class CoordinatorMachineTest {
     assertEquals(List.of(new RegionTerminated(r(1))), events(gone));
   }
 
+  /**
+   * Seeds 1085 and 7196 of the cluster simulation: a region that joined while another waited out
+   * its removal margin was answered with that gone region, opened a link to it, and what the link
+   * handed back when it closed arrived after newer messages had gone to the shard's new home.
+   */
+  @Test
+  void aShardWhoseRegionWaitsOutItsRemovalMarginGetsNoAnswerUntilItHasANewHome() {
+    Driven d = unbalanced();
+    d.handle(new CoordinatorInput.Membership(new ClusterChange.MemberChanged(member(1, MemberStatus.down()))));
+    List<CoordinatorEffect> terminated = d.handle(new CoordinatorInput.Terminated(r(1)));
+    assertTrue(reports(terminated, CoordinatorNotice.RemovalMarginWait.class));
+    assertEquals(List.of(), sent(d.protocol(new GetShardHome("a", r(2))), ShardHome.class),
+        "no home at a region that is gone: the asker holds and asks again");
+
+    List<CoordinatorEffect> gone = d.fire(terminated, CoordinatorTimer.RemovalMarginPassed.class);
+    assertTrue(reports(gone, CoordinatorNotice.RegionGone.class));
+    d.stored(gone);
+    List<CoordinatorEffect> asked = d.protocol(new GetShardHome("a", r(2)));
+    if (has(asked, e -> e instanceof Store)) {
+      asked = d.stored(asked);
+    }
+    assertEquals(List.of(new ShardHome("a", r(2), 1)), sent(asked, ShardHome.class), "its new home, once it has one");
+  }
+
   @Test
   void aHomeReplacedInTheSameWriteIsNeverAnnounced() {
     Driven d = unbalanced();

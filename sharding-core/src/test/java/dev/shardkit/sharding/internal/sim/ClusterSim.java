@@ -51,14 +51,14 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
 
   /**
    * Whether a seed with a failure keeps its joins ({@code -Dsim.joinsWithFailures=true}); off by
-   * default, because of a known bug the region machine's lane has still to fix. Seed 1085 (I5): a
-   * node joins while a crashed node's region is within the coordinator's removal margin; the
-   * coordinator answers the new region with homes on the removed region, the new region (which
-   * never saw that node as a member) opens a link to it, learns the shards' new homes after the
-   * margin, and when remote death watch closes the old link 10 s later, what it hands back is
-   * held behind homes already known (plan §5.2 H4) and stays held for good. Seed 7196 (I3): the
-   * same, with what the joined region forwarded into that link handed back and delivered after
-   * newer messages of the same sender.
+   * default while a bug of that family is open. Seeds 1085 (I5) and 7196 (I3), fixed: a node that
+   * joined while a crashed node's region waited out the coordinator's removal margin was answered
+   * with that region, opened a link to it, and what the link handed back when it closed stayed
+   * held behind homes already known, or went to the new home after newer messages of the same
+   * sender; the coordinator now answers no home at a region in its removal margin, and both seeds
+   * run every time with their joins. Open: seed 1883086365002904798 (I5: the coordinator's node
+   * crashes, a node joins, a partition; a region still holds 37 messages for shards whose home
+   * every node knows after the calm tail), not diagnosed yet.
    */
   static final boolean JOINS_WITH_FAILURES = Boolean.getBoolean("sim.joinsWithFailures");
 
@@ -151,6 +151,12 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
    *     coordinator's node frozen once for 5-15 s under traffic (plan §5)
    */
   static Outcome run(long seed, Set<SimScenario.Kind> kinds, boolean freezeOldest, boolean deepHash) {
+    return run(seed, kinds, freezeOldest, JOINS_WITH_FAILURES, deepHash);
+  }
+
+  /** As {@link #run(long, Set, boolean, boolean)}, saying whether a seed with a failure keeps its joins. */
+  static Outcome run(long seed, Set<SimScenario.Kind> kinds, boolean freezeOldest, boolean joinsWithFailures,
+      boolean deepHash) {
     SimScenario generated = SimScenario.generate(seed, false);
     List<SimScenario.Action> actions = new ArrayList<>();
     boolean failures = false;
@@ -158,7 +164,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       failures |= kinds.contains(a.kind()) && FAILURES.contains(a.kind());
     }
     for (SimScenario.Action a : generated.actions()) {
-      boolean leftOut = a.kind() == SimScenario.Kind.JOIN && failures && !JOINS_WITH_FAILURES;
+      boolean leftOut = a.kind() == SimScenario.Kind.JOIN && failures && !joinsWithFailures;
       if (kinds.contains(a.kind()) && !freezeOldest && !leftOut) {
         actions.add(a);
       }

@@ -126,12 +126,19 @@ class MutualTlsTest {
     // A fourth member takes its share of the shards while the three keep sending, then leaves
     // gracefully and hands them back.
     ActorSystem<Void> fourth = addTrusted("node-3");
+    Address fourthAddress = Cluster.get(fourth).selfMember().address();
     TestCluster.await(Duration.ofSeconds(30), () -> spread(stats(cluster.system(0)), 4),
         "the shards spread over four regions");
+    // A shard moved to the fourth node starts no entity until a message for one arrives: leave
+    // only once one has, or the hand-back could move nothing but empty shards.
+    TestCluster.await(Duration.ofSeconds(30), () -> stats(cluster.system(0)).regions()
+        .getOrDefault(fourthAddress, Map.of()).values().stream().anyMatch(n -> n > 0),
+        "an entity running on the fourth node");
     cluster.leave(fourth);
     TestCluster.await(Duration.ofSeconds(30), () -> spread(stats(cluster.system(0)), 3),
         "the shards spread over three regions again");
-    Thread.sleep(600);
+    // Two more rounds reach every entity in its shard's home after the hand-back.
+    traffic.awaitRoundsAfter(traffic.roundsSoFar(), 2, Duration.ofSeconds(30));
     Map<String, Integer> sent = traffic.stop();
 
     Ledger.Report report = ledger.awaitAndCheck(entities, sent, Duration.ofSeconds(30));

@@ -276,24 +276,8 @@ final class Shard {
     @Override
     public void report(ShardNotice notice) {
       Logger log = ctx.getLog();
-      switch (notice.level()) {
-        case ERROR -> log.error(notice.render(), notice.throwable());
-        case WARN -> log.warn(notice.render(), notice.throwable());
-        case INFO -> {
-          if (log.isInfoEnabled()) {
-            log.info(notice.render(), notice.throwable());
-          }
-        }
-        case DEBUG -> {
-          if (log.isDebugEnabled()) {
-            log.debug(notice.render(), notice.throwable());
-          }
-        }
-        case TRACE -> {
-          if (log.isTraceEnabled()) {
-            log.trace(notice.render(), notice.throwable());
-          }
-        }
+      if (log.isEnabledForLevel(notice.level())) {
+        log.atLevel(notice.level()).setCause(notice.throwable()).log(notice.render());
       }
     }
 

@@ -157,6 +157,11 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   /** As {@link #run(long, Set, boolean, boolean)}, saying whether a seed with a failure keeps its joins. */
   static Outcome run(long seed, Set<SimScenario.Kind> kinds, boolean freezeOldest, boolean joinsWithFailures,
       boolean deepHash) {
+    return run(scenario(seed, kinds, freezeOldest, joinsWithFailures), deepHash);
+  }
+
+  /** The scenario a seed runs: its generated actions of the given kinds, or the freeze-oldest family's. */
+  static SimScenario scenario(long seed, Set<SimScenario.Kind> kinds, boolean freezeOldest, boolean joinsWithFailures) {
     SimScenario generated = SimScenario.generate(seed, false);
     List<SimScenario.Action> actions = new ArrayList<>();
     boolean failures = false;
@@ -176,9 +181,11 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       generated = new SimScenario(seed, 4, generated.knownShards(), generated.askedShards(), generated.tellsHomes(),
           generated.rebalanceThreshold(), generated.rebalanceIntervalMs(), generated.trafficRate(), 0, false, List.of());
     }
-    SimScenario scenario = new SimScenario(seed, generated.nodes(), generated.knownShards(), generated.askedShards(),
-        generated.tellsHomes(), generated.rebalanceThreshold(), generated.rebalanceIntervalMs(),
-        generated.trafficRate(), generated.lostReplies(), generated.storeOutsideCluster(), List.copyOf(actions));
+    return generated.withActions(actions);
+  }
+
+  /** Runs one scenario (a seed's, or a shrunk one: {@link SimShrinker}). */
+  static Outcome run(SimScenario scenario, boolean deepHash) {
     ClusterSim sim = new ClusterSim(scenario, deepHash);
     Result result = sim.run();
     SimLedger l = sim.ledger;

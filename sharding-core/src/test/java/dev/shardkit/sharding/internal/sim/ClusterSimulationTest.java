@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
+import java.util.StringJoiner;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,7 +13,9 @@ import org.junit.jupiter.api.Test;
  * ({@code -Dsim.budget=30s} by default), at least {@code -Dsim.minSeeds} of them (50), from a base
  * seed printed at the start ({@code -Dsim.base=<n>} fixes it), and prints how many ran. A violated
  * invariant fails the test with the seed, the invariant, the scenario as one line and the last
- * steps. {@code -Dsim.seed=<n>} replays one seed and prints its trace; {@code -Dsim.faults} picks
+ * steps, then the scenario shrunk to the actions that still break it ({@link SimShrinker}) with its
+ * own last steps. {@code -Dsim.seed=<n>} replays one seed and prints its trace ({@code
+ * -Dsim.keep=<indices>} keeps only those of its actions, as a shrunk report says); {@code -Dsim.faults} picks
  * the fault kinds ({@code none}, or a comma-separated list of {@link SimScenario.Kind}s; the
  * default is every kind this simulation models so far).
  */
@@ -37,16 +40,20 @@ class ClusterSimulationTest {
     Set<SimScenario.Kind> kinds = kinds();
     String one = System.getProperty("sim.seed");
     if (one != null && !one.isBlank()) {
-      ClusterSim.Outcome outcome = ClusterSim.run(Long.parseLong(one.trim()), kinds, FREEZE_OLDEST, Boolean.getBoolean("sim.dump"));
-      System.out.println(outcome.result().scenario() + "\n" + counts(outcome));
-      if (outcome.violation() != null) {
-        fail(report(outcome));
+      SimScenario scenario = ClusterSim.scenario(Long.parseLong(one.trim()), kinds, FREEZE_OLDEST,
+          ClusterSim.JOINS_WITH_FAILURES);
+      String keep = System.getProperty("sim.keep");
+      if (keep != null && !keep.isBlank()) {
+        scenario = SimShrinker.keeping(scenario, SimShrinker.parseKeep(keep));
       }
+      ClusterSim.Outcome outcome = ClusterSim.run(scenario, Boolean.getBoolean("sim.dump"));
+      System.out.println(outcome.result().scenario() + "\n" + counts(outcome));
+      check(scenario, outcome, replayFlags(kinds));
       return;
     }
     for (long seed : REGRESSION_SEEDS) {
       // Their scenarios keep their joins, whatever -Dsim.joinsWithFailures says.
-      check(ClusterSim.run(seed, MODELLED, false, true, false));
+      check(ClusterSim.scenario(seed, MODELLED, false, true), " -Dsim.joinsWithFailures=true");
     }
     long budget = CoordinatorSimulationTest.budgetNanos(System.getProperty("sim.budget", "30s"));
     long base = Long.getLong("sim.base", System.nanoTime() ^ System.currentTimeMillis() << 20);
@@ -62,7 +69,8 @@ class ClusterSimulationTest {
     long withLoss = 0;
     while (System.nanoTime() - started < budget || seeds < minSeeds) {
       long t0 = System.nanoTime();
-      ClusterSim.Outcome outcome = ClusterSim.run(base + seeds, kinds, FREEZE_OLDEST, false);
+      SimScenario scenario = ClusterSim.scenario(base + seeds, kinds, FREEZE_OLDEST, ClusterSim.JOINS_WITH_FAILURES);
+      ClusterSim.Outcome outcome = ClusterSim.run(scenario, false);
       if (System.nanoTime() - t0 > 2_000_000_000L) {
         System.out.println("slow seed " + (base + seeds) + ": " + (System.nanoTime() - t0) / 1_000_000 + " ms, "
             + outcome.result().steps() + " steps, " + outcome.result().scenario().actions());
@@ -75,7 +83,7 @@ class ClusterSimulationTest {
       if (outcome.lost() + outcome.dropped() > 0) {
         withLoss++;
       }
-      check(outcome);
+      check(scenario, outcome, replayFlags(kinds));
     }
     double seconds = (System.nanoTime() - started) / 1e9;
     System.out.println(String.format(Locale.ROOT, "Cluster simulation: %d seeds in %.1f s (%.1f seeds/s), %d messages, "
@@ -97,10 +105,37 @@ class ClusterSimulationTest {
     return kinds;
   }
 
-  private static void check(ClusterSim.Outcome outcome) {
+  private static void check(SimScenario scenario, String flags) {
+    check(scenario, ClusterSim.run(scenario, false), flags);
+  }
+
+  /** A violation fails the test with the scenario shrunk to the actions that still break the same invariant. */
+  private static void check(SimScenario scenario, ClusterSim.Outcome outcome, String flags) {
     if (outcome.violation() != null) {
-      fail(report(outcome));
+      SimShrinker.Shrunk shrunk = SimShrinker.shrink(scenario, outcome, Integer.getInteger("sim.shrinkRuns", 60));
+      fail(report(outcome, flags) + "\nshrunk in " + shrunk.runs() + " runs to " + shrunk.scenario().actions().size()
+          + " of " + scenario.actions().size() + " actions, still "
+          + shrunk.outcome().violation().getMessage() + "\n  replay: mvn -pl sharding-core test "
+          + "-Dtest=ClusterSimulationTest -Dsim.seed=" + scenario.seed() + flags + " -Dsim.keep=" + shrunk.keep()
+          + "\n" + shrunk.outcome().result().trace());
     }
+  }
+
+  /** The flags that give a replay the same fault kinds and family as this run. */
+  private static String replayFlags(Set<SimScenario.Kind> kinds) {
+    StringBuilder flags = new StringBuilder();
+    if (FREEZE_OLDEST) {
+      flags.append(" -Dsim.family=freezeOldest");
+    }
+    if (!kinds.equals(MODELLED)) {
+      StringJoiner names = new StringJoiner(",");
+      kinds.forEach(k -> names.add(k.name().toLowerCase(Locale.ROOT)));
+      flags.append(" -Dsim.faults=").append(kinds.isEmpty() ? "none" : names.toString());
+    }
+    if (ClusterSim.JOINS_WITH_FAILURES) {
+      flags.append(" -Dsim.joinsWithFailures=true");
+    }
+    return flags.toString();
   }
 
   private static String counts(ClusterSim.Outcome o) {
@@ -109,10 +144,10 @@ class ClusterSimulationTest {
         + o.reasons() + "; " + o.result().steps() + " steps, " + o.result().simulatedMs() + " ms simulated";
   }
 
-  private static String report(ClusterSim.Outcome o) {
+  private static String report(ClusterSim.Outcome o, String flags) {
     CoordinatorOnlySim.Result r = o.result();
     return "seed " + r.scenario().seed() + " violates " + r.violation().invariant() + "\n  " + r.violation().getMessage()
         + "\n  scenario: " + r.scenario() + "\n  " + counts(o) + "\n  replay: mvn -pl sharding-core test "
-        + "-Dtest=ClusterSimulationTest -Dsim.seed=" + r.scenario().seed() + "\n" + r.trace();
+        + "-Dtest=ClusterSimulationTest -Dsim.seed=" + r.scenario().seed() + flags + "\n" + r.trace();
   }
 }

@@ -77,7 +77,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   CoordinatorOnlySim(SimScenario scenario, boolean deepHash) {
     this.scenario = scenario;
     this.rng = new SimRng(scenario.seed());
-    this.trace = new SimTrace(deepHash ? 20_000 : 300, deepHash);
+    this.trace = new SimTrace(deepHash ? 20_000 : 2000, deepHash);
     this.membership = new SimMembership(scheduler, rng, MARGIN.toNanos());
     this.network = new SimNetwork(scheduler, rng, new SimNetwork.Reach() {
       @Override

@@ -70,6 +70,12 @@ record SimScenario(long seed, int nodes, int knownShards, int askedShards, boole
         List.copyOf(actions));
   }
 
+  /** The same scenario with other actions (a fault kind left out, or a shrunk list). */
+  SimScenario withActions(List<Action> others) {
+    return new SimScenario(seed, nodes, knownShards, askedShards, tellsHomes, rebalanceThreshold, rebalanceIntervalMs,
+        trafficRate, lostReplies, storeOutsideCluster, List.copyOf(others));
+  }
+
   /** When the last action ends. */
   long lastActionEndMs() {
     long end = 0;

@@ -100,12 +100,28 @@ final class SimTrace {
     return count;
   }
 
-  /** The last {@code n} steps, one a line, oldest first. */
+  /**
+   * The last {@code n} steps that did something, one a line, oldest first: a timer that fired and
+   * had no effect (the retry ticks of a calm tail, mostly) is left out and only counted, so the
+   * report shows what led to the violation rather than the quiet after it.
+   */
   String last(int n) {
-    StringBuilder b = new StringBuilder();
-    long from = Math.max(0, count - Math.min(n, ring.length));
-    for (long i = from; i < count; i++) {
+    List<Step> shown = new ArrayList<>();
+    int quiet = 0;
+    for (long i = count - 1; i >= Math.max(0, count - ring.length) && shown.size() < n; i--) {
       Step s = ring[(int) (i % ring.length)];
+      if (s.effects.isEmpty() && s.input != null && s.input.getClass().getSimpleName().equals("TimerFired")) {
+        quiet++;
+      } else {
+        shown.add(s);
+      }
+    }
+    Collections.reverse(shown);
+    StringBuilder b = new StringBuilder();
+    if (quiet > 0) {
+      b.append("    (").append(quiet).append(" timers that fired without effect left out)\n");
+    }
+    for (Step s : shown) {
       b.append(String.format("%10.3f s  n%-2d %-22s %s%n", s.time / 1e9, s.node, s.what, s.input == null ? "" : s.input));
       for (Object e : s.effects) {
         b.append("                    -> ").append(e).append('\n');

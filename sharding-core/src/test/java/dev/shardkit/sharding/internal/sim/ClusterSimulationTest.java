@@ -6,11 +6,13 @@ import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 
 /**
  * Runs the whole-cluster simulation ({@link ClusterSim}) for as many seeds as fit in a budget
- * ({@code -Dsim.budget=30s} by default), at least {@code -Dsim.minSeeds} of them (50), from a base
+ * ({@code -Dsim.budget=60s} by default), and with the default budget at least {@code -Dsim.minSeeds}
+ * of them (1 000; it runs on until they have), on {@code -Dsim.threads} threads (2), from a base
  * seed printed at the start ({@code -Dsim.base=<n>} fixes it), and prints how many ran. A violated
  * invariant fails the test with the seed, the invariant, the scenario as one line and the last
  * steps, then the scenario shrunk to the actions that still break it ({@link SimShrinker}) with its
@@ -36,7 +38,7 @@ class ClusterSimulationTest {
   static final long[] REGRESSION_SEEDS = {1085, 7196};
 
   @Test
-  void seedsWithinTheBudget() {
+  void seedsWithinTheBudget() throws Exception {
     Set<SimScenario.Kind> kinds = kinds();
     String one = System.getProperty("sim.seed");
     if (one != null && !one.isBlank()) {
@@ -55,40 +57,43 @@ class ClusterSimulationTest {
       // Their scenarios keep their joins, whatever -Dsim.joinsWithFailures says.
       check(ClusterSim.scenario(seed, MODELLED, false, true), " -Dsim.joinsWithFailures=true");
     }
-    long budget = CoordinatorSimulationTest.budgetNanos(System.getProperty("sim.budget", "30s"));
+    long budget = CoordinatorSimulationTest.budgetNanos(System.getProperty("sim.budget", "60s"));
     long base = Long.getLong("sim.base", System.nanoTime() ^ System.currentTimeMillis() << 20);
-    long minSeeds = Long.getLong("sim.minSeeds", 50);
-    System.out.println("Cluster simulation: base seed " + base + ", budget " + budget / 1_000_000 + " ms, "
+    long minSeeds = Long.getLong("sim.minSeeds", System.getProperty("sim.budget") == null ? 1000 : 0);
+    int threads = Integer.getInteger("sim.threads", 2);
+    System.out.println("Cluster simulation: base seed " + base + ", budget " + budget / 1_000_000 + " ms, at least "
+        + minSeeds + " seeds, " + threads + " thread(s), "
         + (FREEZE_OLDEST ? "the freeze-oldest family" : "faults " + kinds));
-    long started = System.nanoTime();
-    long seeds = 0;
-    long messages = 0;
-    long lost = 0;
-    long lostFromOthers = 0;
-    long dropped = 0;
-    long withLoss = 0;
-    while (System.nanoTime() - started < budget || seeds < minSeeds) {
+    LongAdder messages = new LongAdder();
+    LongAdder lost = new LongAdder();
+    LongAdder lostFromOthers = new LongAdder();
+    LongAdder dropped = new LongAdder();
+    LongAdder withLoss = new LongAdder();
+    SimSeeds.Ran<ClusterSim.Outcome> ran = SimSeeds.run(base, budget, minSeeds, threads, seed -> {
       long t0 = System.nanoTime();
-      SimScenario scenario = ClusterSim.scenario(base + seeds, kinds, FREEZE_OLDEST, ClusterSim.JOINS_WITH_FAILURES);
-      ClusterSim.Outcome outcome = ClusterSim.run(scenario, false);
+      ClusterSim.Outcome outcome = ClusterSim.run(ClusterSim.scenario(seed, kinds, FREEZE_OLDEST,
+          ClusterSim.JOINS_WITH_FAILURES), false);
       if (System.nanoTime() - t0 > 2_000_000_000L) {
-        System.out.println("slow seed " + (base + seeds) + ": " + (System.nanoTime() - t0) / 1_000_000 + " ms, "
+        System.out.println("slow seed " + seed + ": " + (System.nanoTime() - t0) / 1_000_000 + " ms, "
             + outcome.result().steps() + " steps, " + outcome.result().scenario().actions());
       }
-      seeds++;
-      messages += outcome.sent();
-      lost += outcome.lost();
-      lostFromOthers += outcome.lostFromOthers();
-      dropped += outcome.dropped();
+      return outcome;
+    }, outcome -> outcome.violation() != null, outcome -> {
+      messages.add(outcome.sent());
+      lost.add(outcome.lost());
+      lostFromOthers.add(outcome.lostFromOthers());
+      dropped.add(outcome.dropped());
       if (outcome.lost() + outcome.dropped() > 0) {
-        withLoss++;
+        withLoss.increment();
       }
-      check(scenario, outcome, replayFlags(kinds));
+    });
+    System.out.println(String.format(Locale.ROOT, "Cluster simulation: %d seeds in %.1f s (%.1f seeds/s), seeds %d "
+        + "to %d, %d messages, %d lost (%d with a node other than their sender's) and %d dropped in %d seeds",
+        ran.seeds(), ran.seconds(), ran.seeds() / ran.seconds(), base, ran.lastSeed(), messages.sum(), lost.sum(),
+        lostFromOthers.sum(), dropped.sum(), withLoss.sum()));
+    if (ran.failed() != null) {
+      check(ran.failed().result().scenario(), ran.failed(), replayFlags(kinds));
     }
-    double seconds = (System.nanoTime() - started) / 1e9;
-    System.out.println(String.format(Locale.ROOT, "Cluster simulation: %d seeds in %.1f s (%.1f seeds/s), %d messages, "
-        + "%d lost (%d with a node other than their sender's) and %d dropped in %d seeds", seeds, seconds,
-        seeds / seconds, messages, lost, lostFromOthers, dropped, withLoss));
   }
 
   private static Set<SimScenario.Kind> kinds() {

@@ -183,29 +183,38 @@ class RegionEntranceTest {
     ActorRef<ShardingEnvelope<Recorder.Command>> entranceThere = ActorRefResolver.get(other)
         .resolveActorRef(ActorRefResolver.get(home).toSerializationFormat(entrance));
     assertEquals(entrance.path().toStringWithoutAddress(), entranceThere.path().toStringWithoutAddress());
-    TestProbe<ActorRef<?>> terminated = TestProbe.create(home);
-    home.systemActorOf(watcher(entrance, terminated.getRef()), "watcher", Props.empty());
-    other.systemActorOf(watcher(entranceThere, terminated.getRef()), "watcher", Props.empty());
-    terminated.expectNoMessage(Duration.ofMillis(500));
+    TestProbe<Heard> terminated = TestProbe.create(home);
+    AtomicBoolean shuttingDown = new AtomicBoolean();
+    home.systemActorOf(watcher(entrance, terminated.getRef(), shuttingDown), "watcher", Props.empty());
+    other.systemActorOf(watcher(entranceThere, terminated.getRef(), shuttingDown), "watcher", Props.empty());
+    shuttingDown.set(true);
     ClusterSharding.get(home).gracefulShutdown(RECORDER, Duration.ofSeconds(20)).toCompletableFuture()
         .get(25, TimeUnit.SECONDS);
-    List<String> stopped = List.of(terminated.receiveMessage(Duration.ofSeconds(10)).path().toStringWithoutAddress(),
-        terminated.receiveMessage(Duration.ofSeconds(10)).path().toStringWithoutAddress());
-    assertEquals(List.of(entrance.path().toStringWithoutAddress(), entrance.path().toStringWithoutAddress()), stopped,
+    Heard one = terminated.receiveMessage(Duration.ofSeconds(10));
+    Heard two = terminated.receiveMessage(Duration.ofSeconds(10));
+    assertEquals(List.of(entrance.path().toStringWithoutAddress(), entrance.path().toStringWithoutAddress()),
+        List.of(one.ref().path().toStringWithoutAddress(), two.ref().path().toStringWithoutAddress()),
         "both watchers heard the entrance stop");
+    assertTrue(one.whileShuttingDown() && two.whileShuttingDown(), "neither heard it before its region shut down");
     // The region has stopped, so there is nothing left to hand off: a later graceful shutdown (the
     // node's own, when it leaves) completes as soon as it hears so, not when its long timeout ends.
     ClusterSharding.get(home).gracefulShutdown(RECORDER, Duration.ofMinutes(10)).toCompletableFuture()
         .get(20, TimeUnit.SECONDS);
   }
 
-  /** Watches {@code ref} and tells {@code terminated} when it stops. */
-  static Behavior<Void> watcher(ActorRef<?> ref, ActorRef<ActorRef<?>> terminated) {
+  /** A watcher heard {@code ref} stop, and whether the test had begun shutting its region down by then. */
+  record Heard(ActorRef<?> ref, boolean whileShuttingDown) implements CborSerializable {}
+
+  /**
+   * Watches {@code ref} and tells {@code terminated} when it stops, and whether {@code shuttingDown}
+   * was set by then: a watch that fires early is seen without waiting a fixed time for it.
+   */
+  static Behavior<Void> watcher(ActorRef<?> ref, ActorRef<Heard> terminated, AtomicBoolean shuttingDown) {
     return Behaviors.setup(ctx -> {
       ctx.watch(ref);
       return Behaviors.receive(Void.class)
           .onSignal(Terminated.class, t -> {
-            terminated.tell(t.getRef());
+            terminated.tell(new Heard(t.getRef(), shuttingDown.get()));
             return Behaviors.stopped();
           })
           .build();

@@ -39,8 +39,6 @@ class HandOffTimeoutTest {
   static final EntityTypeKey<Cmd> KEY = EntityTypeKey.create(Cmd.class, "SlowToStop");
   static final Map<String, AtomicInteger> LIVE = new ConcurrentHashMap<>();
   static final Set<String> TWICE = ConcurrentHashMap.newKeySet();
-  /** Entities asked to stop that have not stopped yet. */
-  static final Set<String> STOPPING = ConcurrentHashMap.newKeySet();
   /**
    * Set once the test has asserted what it came for: entities then stop as soon as they are asked,
    * so that the nodes' shutdown does not wait out a slow stop (and a hand-off timeout) per region.
@@ -62,13 +60,11 @@ class HandOffTimeoutTest {
             if (stopAtOnce) {
               return Behaviors.<Cmd>stopped();
             }
-            STOPPING.add(ctx.entityId());
             timers.startSingleTimer(StopNow.INSTANCE, Duration.ofSeconds(4));
             return Behaviors.same();
           })
           .onMessageEquals(StopNow.INSTANCE, Behaviors::stopped)
           .onSignal(PostStop.class, s -> {
-            STOPPING.remove(ctx.entityId());
             LIVE.get(ctx.entityId()).decrementAndGet();
             return Behaviors.same();
           })

@@ -19,9 +19,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A node leaves the cluster gracefully while the others keep sending: its shards are handed off
- * before it goes, and an external ledger finds nothing lost, duplicated or reordered, and no
- * entity alive twice — whether the node is an ordinary one or the coordinator's.
+ * The coordinator's node leaves the cluster gracefully while the others keep sending: its shards
+ * are handed off before it goes, while the coordinator moves to the next oldest node with Pekko's
+ * singleton, and an external ledger finds nothing lost, duplicated or reordered, and no entity
+ * alive twice.
+ *
+ * <p>An ordinary node's leave was a case of its own: the same hand-offs without the coordinator's
+ * move. The cluster simulation runs leaves of ordinary nodes and of the coordinator's under traffic
+ * on every build (docs/testing.md, "What moved to the simulation"); this case keeps what only real
+ * Pekko shows, the singleton's hand-over during coordinated shutdown.
  */
 class GracefulShutdownTest {
   static final EntityTypeKey<Ledger.Command> KEY = EntityTypeKey.create(Ledger.Command.class, "Leaving");
@@ -79,11 +85,6 @@ class GracefulShutdownTest {
     assertTrue(moved > 0, "entities of the leaving node moved");
     assertEquals(0, ClusterSharding.get(survivor).shardRegionState(KEY).toCompletableFuture()
         .get(10, TimeUnit.SECONDS).droppedMessages(), "nothing dropped by the surviving region");
-  }
-
-  @Test
-  void anOrdinaryNodeLeavesUnderTrafficAndNothingIsLost() throws Exception {
-    leaveUnderTraffic(2);
   }
 
   @Test

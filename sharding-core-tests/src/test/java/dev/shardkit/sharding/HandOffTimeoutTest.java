@@ -39,8 +39,11 @@ class HandOffTimeoutTest {
   static final EntityTypeKey<Cmd> KEY = EntityTypeKey.create(Cmd.class, "SlowToStop");
   static final Map<String, AtomicInteger> LIVE = new ConcurrentHashMap<>();
   static final Set<String> TWICE = ConcurrentHashMap.newKeySet();
-  /** Entities asked to stop that have not stopped yet. */
-  static final Set<String> STOPPING = ConcurrentHashMap.newKeySet();
+  /**
+   * Set once the test has asserted what it came for: entities then stop as soon as they are asked,
+   * so that the nodes' shutdown does not wait out a slow stop (and a hand-off timeout) per region.
+   */
+  static volatile boolean stopAtOnce;
 
   /** Answers pings; asked to stop, it takes four seconds to do so. */
   static Behavior<Cmd> slowToStop(EntityContext<Cmd> ctx) {
@@ -54,13 +57,14 @@ class HandOffTimeoutTest {
             return Behaviors.same();
           })
           .onMessageEquals(Stop.INSTANCE, () -> {
-            STOPPING.add(ctx.entityId());
+            if (stopAtOnce) {
+              return Behaviors.<Cmd>stopped();
+            }
             timers.startSingleTimer(StopNow.INSTANCE, Duration.ofSeconds(4));
             return Behaviors.same();
           })
           .onMessageEquals(StopNow.INSTANCE, Behaviors::stopped)
           .onSignal(PostStop.class, s -> {
-            STOPPING.remove(ctx.entityId());
             LIVE.get(ctx.entityId()).decrementAndGet();
             return Behaviors.same();
           })
@@ -72,7 +76,12 @@ class HandOffTimeoutTest {
 
   @AfterEach
   void stop() {
-    cluster.close();
+    stopAtOnce = true;
+    try {
+      cluster.close();
+    } finally {
+      stopAtOnce = false;
+    }
   }
 
   void start(org.apache.pekko.actor.typed.ActorSystem<?> system) {

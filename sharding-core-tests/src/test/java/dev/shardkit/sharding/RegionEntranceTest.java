@@ -183,29 +183,58 @@ class RegionEntranceTest {
     ActorRef<ShardingEnvelope<Recorder.Command>> entranceThere = ActorRefResolver.get(other)
         .resolveActorRef(ActorRefResolver.get(home).toSerializationFormat(entrance));
     assertEquals(entrance.path().toStringWithoutAddress(), entranceThere.path().toStringWithoutAddress());
-    TestProbe<ActorRef<?>> terminated = TestProbe.create(home);
-    home.systemActorOf(watcher(entrance, terminated.getRef()), "watcher", Props.empty());
-    other.systemActorOf(watcher(entranceThere, terminated.getRef()), "watcher", Props.empty());
-    terminated.expectNoMessage(Duration.ofMillis(500));
+    // Each watcher also watches an actor that never existed on the entrance's node, after the
+    // entrance: that one's stop is reported at once and, watched over the same path, after the
+    // entrance's if the entrance had been gone. Once both watchers have heard it, an early stop of
+    // the entrance would have been heard.
+    String never = ActorRefResolver.get(home).toSerializationFormat(entrance).replace(entrance.path().name(),
+        "never-started");
+    TestProbe<Object> heard = TestProbe.create(home);
+    AtomicBoolean shuttingDown = new AtomicBoolean();
+    home.systemActorOf(watcher(entrance, ActorRefResolver.get(home).resolveActorRef(never), heard.getRef(),
+        shuttingDown), "watcher", Props.empty());
+    other.systemActorOf(watcher(entranceThere, ActorRefResolver.get(other).resolveActorRef(never), heard.getRef(),
+        shuttingDown), "watcher", Props.empty());
+    assertEquals(List.of(Watching.INSTANCE, Watching.INSTANCE), List.of(heard.receiveMessage(Duration.ofSeconds(10)),
+        heard.receiveMessage(Duration.ofSeconds(10))), "neither watcher heard the entrance stop before it was asked to");
+    shuttingDown.set(true);
     ClusterSharding.get(home).gracefulShutdown(RECORDER, Duration.ofSeconds(20)).toCompletableFuture()
         .get(25, TimeUnit.SECONDS);
-    List<String> stopped = List.of(terminated.receiveMessage(Duration.ofSeconds(10)).path().toStringWithoutAddress(),
-        terminated.receiveMessage(Duration.ofSeconds(10)).path().toStringWithoutAddress());
-    assertEquals(List.of(entrance.path().toStringWithoutAddress(), entrance.path().toStringWithoutAddress()), stopped,
+    Heard one = (Heard) heard.receiveMessage(Duration.ofSeconds(10));
+    Heard two = (Heard) heard.receiveMessage(Duration.ofSeconds(10));
+    assertEquals(List.of(entrance.path().toStringWithoutAddress(), entrance.path().toStringWithoutAddress()),
+        List.of(one.ref().path().toStringWithoutAddress(), two.ref().path().toStringWithoutAddress()),
         "both watchers heard the entrance stop");
+    assertTrue(one.whileShuttingDown() && two.whileShuttingDown(), "neither heard it before its region shut down");
     // The region has stopped, so there is nothing left to hand off: a later graceful shutdown (the
     // node's own, when it leaves) completes as soon as it hears so, not when its long timeout ends.
     ClusterSharding.get(home).gracefulShutdown(RECORDER, Duration.ofMinutes(10)).toCompletableFuture()
         .get(20, TimeUnit.SECONDS);
   }
 
-  /** Watches {@code ref} and tells {@code terminated} when it stops. */
-  static Behavior<Void> watcher(ActorRef<?> ref, ActorRef<ActorRef<?>> terminated) {
+  /** A watcher heard {@code ref} stop, and whether the test had begun shutting its region down by then. */
+  record Heard(ActorRef<?> ref, boolean whileShuttingDown) implements CborSerializable {}
+
+  /** A watcher heard the actor that never existed stop, and nothing before it. */
+  enum Watching implements CborSerializable { INSTANCE }
+
+  /**
+   * Watches {@code ref}, then {@code never} (an actor that does not exist where {@code ref} lives);
+   * tells {@code heard} {@link Watching} when it hears {@code never} stop, and {@link Heard} when
+   * {@code ref} stops, with whether {@code shuttingDown} was set by then.
+   */
+  static Behavior<Void> watcher(ActorRef<?> ref, ActorRef<?> never, ActorRef<Object> heard,
+      AtomicBoolean shuttingDown) {
     return Behaviors.setup(ctx -> {
       ctx.watch(ref);
+      ctx.watch(never);
       return Behaviors.receive(Void.class)
           .onSignal(Terminated.class, t -> {
-            terminated.tell(t.getRef());
+            if (t.getRef().equals(never)) {
+              heard.tell(Watching.INSTANCE);
+              return Behaviors.same();
+            }
+            heard.tell(new Heard(t.getRef(), shuttingDown.get()));
             return Behaviors.stopped();
           })
           .build();

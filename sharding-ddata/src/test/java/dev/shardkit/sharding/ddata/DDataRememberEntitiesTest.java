@@ -2,6 +2,7 @@ package dev.shardkit.sharding.ddata;
 
 import dev.shardkit.sharding.testkit.RememberEntitiesScenario;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,5 +24,12 @@ class DDataRememberEntitiesTest extends RememberEntitiesScenario {
   @Override
   protected String rememberStore() {
     return "ddata";
+  }
+
+  /** The crashed node's replica is gone with it: what it remembered is read from the others'. */
+  @Override
+  @Test
+  protected void rememberedEntitiesRunAgainElsewhereAfterTheirNodeCrashes() {
+    super.rememberedEntitiesRunAgainElsewhereAfterTheirNodeCrashes();
   }
 }

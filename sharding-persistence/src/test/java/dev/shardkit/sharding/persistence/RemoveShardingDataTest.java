@@ -118,6 +118,9 @@ class RemoveShardingDataTest {
 
   /** After every system that wrote has stopped: the tool then finds the cluster stopped. */
   static void waitOutTheQuietPeriod() throws InterruptedException {
+    // A fixed wait, and the property itself: the tool takes a cluster for stopped when nothing was
+    // written for the quiet period by the rows' own write times, so only that much time passing
+    // can make it so; no event stands for it.
     Thread.sleep(QUIET.toMillis());
   }
 
@@ -442,6 +445,8 @@ class RemoveShardingDataTest {
       // The take-over and the region's registration: the coordinator is loaded, and has nothing
       // more to write.
       TestCluster.await(Duration.ofSeconds(30), () -> highestLiveEventSequenceNr(id) >= 2, "the coordinator loaded");
+      // A fixed wait, and the property itself: past a quiet period with nothing to decide, the
+      // keep-alives alone must still show the cluster running.
       Thread.sleep(QUIET.plusMillis(500).toMillis());
 
       Run refused = run("--force", IDLE.name());

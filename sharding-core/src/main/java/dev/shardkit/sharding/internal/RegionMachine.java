@@ -526,7 +526,8 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     String shardId = home.shardId();
     placedHere.remove(shardId);
     HomeBelief.Decision decision = HomeBelief.decide(HomeBelief.Told.ANSWER,
-        routing.table().knownHome(shardId) != null, regions.isDead(home.region()), routing.closingFor(shardId),
+        routing.table().knownHome(shardId) != null, regions.isDead(home.region()),
+        routing.closingFor(shardId) || oldHomeMayHandBack(shardId, home.region()),
         handOffs.isHandingOff(shardId), home.region().equals(self), cfg.proxyOnly(), hostedHere(shardId));
     if (decision instanceof HomeBelief.Ignore ignore) {
       report(RegionNotice.ignoringHome(typeName, home, ignore.why()));
@@ -552,6 +553,18 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     }
     reroute(routing.release(shardId));
     publish();
+  }
+
+  /**
+   * Whether the shard's known home is another region than {@code named}, on a node whose shards
+   * are held, with a link from here that may still hand messages for it back: a coordinator that
+   * saw that node removed before this region did names the next home, but what that link has not
+   * sent is older than what is held here and must reach the next home first. The answer is not
+   * believed; the shard is asked for again once the link has closed and handed back.
+   */
+  private boolean oldHomeMayHandBack(String shardId, ActorRef<Object> named) {
+    return routing.table().knownHome(shardId) instanceof Remote old && !old.region().equals(named)
+        && routing.table().isHeld(old) && links.hasLinkTo(old.region());
   }
 
   /** Runs here, or is starting here. */
@@ -814,9 +827,17 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     links.outboxes().stream().filter(o -> o.destination().equals(closed.destination())).findFirst()
         .ifPresent(flushes::remove);
     List<Deliver> back = links.closed(closed);
-    int shards = routing.handBack(back);
-    if (shards > 0) {
-      report(RegionNotice.handedBack(typeName, back.size(), shards, closed.destination()));
+    List<String> shards = routing.handBack(back);
+    if (!shards.isEmpty()) {
+      report(RegionNotice.handedBack(typeName, back.size(), shards.size(), closed.destination()));
+    }
+    // A shard whose next home was believed before this link closed (its hand-off had begun, so no
+    // home was known to hold the answer back): nothing would ask for it or release it again, so
+    // what came back goes there now rather than stay held for good.
+    for (String shardId : shards) {
+      if (routing.table().home(shardId) != null) {
+        reroute(routing.release(shardId));
+      }
     }
     forgetRegion(closed.destination());
   }

@@ -192,13 +192,13 @@ final class RegionRouting {
    * Holds what a closed link handed back ahead of anything held for the same shards since, in
    * the order given, whatever the limit.
    *
-   * @return how many shards they are for
+   * @return the shards they are for, in the order they first appear
    */
-  int handBack(List<Deliver> messages) {
+  List<String> handBack(List<Deliver> messages) {
     Map<String, List<Object>> byShard = new LinkedHashMap<>();
     messages.forEach(d -> byShard.computeIfAbsent(d.shardId(), k -> new ArrayList<>()).add(d));
     byShard.forEach(buffers::prepend);
-    return byShard.size();
+    return List.copyOf(byShard.keySet());
   }
 
   /**

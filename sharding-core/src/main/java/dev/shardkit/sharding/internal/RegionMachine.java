@@ -556,15 +556,13 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   }
 
   /**
-   * Whether the shard's known home is another region than {@code named}, on a node whose shards
-   * are held, with a link from here that may still hand messages for it back: a coordinator that
-   * saw that node removed before this region did names the next home, but what that link has not
-   * sent is older than what is held here and must reach the next home first. The answer is not
-   * believed; the shard is asked for again once the link has closed and handed back.
+   * Whether a link to a region other than {@code named} may still hand back older messages for the
+   * shard ({@link RegionRouting#mayHandBack}): a coordinator that saw that region's node removed
+   * before this region did names the next home, but those messages must reach it first. The
+   * answer is not believed; the shard is asked for again once that link has closed.
    */
   private boolean oldHomeMayHandBack(String shardId, ActorRef<Object> named) {
-    return routing.table().knownHome(shardId) instanceof Remote old && !old.region().equals(named)
-        && routing.table().isHeld(old) && links.hasLinkTo(old.region());
+    return routing.mayHandBack(shardId, named, links::hasLinkTo);
   }
 
   /** Runs here, or is starting here. */
@@ -592,8 +590,8 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       boolean namesThisRegion = region.equals(self);
       HomeBelief.Decision decision = HomeBelief.decide(HomeBelief.Told.UP_FRONT,
           routing.table().knownHome(shardId) != null || starting.containsKey(shardId), !namesThisRegion
-              && regions.isDead(region), false, handOffs.isHandingOff(shardId), namesThisRegion, cfg.proxyOnly(),
-          false);
+              && regions.isDead(region), oldHomeMayHandBack(shardId, region), handOffs.isHandingOff(shardId),
+          namesThisRegion, cfg.proxyOnly(), false);
       if (decision instanceof HomeBelief.HostHere) {
         if (routing.holds(shardId)) {
           wantedHere.add(shardId);
@@ -831,9 +829,9 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     if (!shards.isEmpty()) {
       report(RegionNotice.handedBack(typeName, back.size(), shards.size(), closed.destination()));
     }
-    // A shard whose next home was believed before this link closed (its hand-off had begun, so no
-    // home was known to hold the answer back): nothing would ask for it or release it again, so
-    // what came back goes there now rather than stay held for good.
+    // A shard whose next home was believed before this link closed anyway (it was routed here
+    // through another region since): nothing would ask for it or release it again, so what came
+    // back goes there now rather than stay held for good.
     for (String shardId : shards) {
       if (routing.table().home(shardId) != null) {
         reroute(routing.release(shardId));

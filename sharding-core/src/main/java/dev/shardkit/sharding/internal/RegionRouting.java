@@ -5,11 +5,13 @@ import dev.shardkit.sharding.internal.RoutingTable.Local;
 import dev.shardkit.sharding.internal.RoutingTable.Remote;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.Address;
@@ -76,6 +78,11 @@ final class RegionRouting {
   private final MessageBuffers<String> buffers;
   private RoutingTable table = RoutingTable.empty();
   private HeldNodes heldNodes = HeldNodes.NONE;
+  /**
+   * The last other region each shard was routed to, kept when the shard's home is dropped (a
+   * hand-off, a stop): that region's link may still hold older messages for it. Looked up only.
+   */
+  private final Map<String, ActorRef<Object>> lastRemote = new HashMap<>();
 
   /** @param limit the most messages held over all shards ({@code buffer-size}) */
   RegionRouting(int limit) {
@@ -111,11 +118,32 @@ final class RegionRouting {
   /** The shard lives in {@code home} from now on; what was held for it is {@link #release}d separately. */
   void home(String shardId, Home home) {
     table = table.withHome(shardId, home);
+    if (home instanceof Remote remote) {
+      lastRemote.put(shardId, remote.region());
+    }
   }
 
   /** These shards live in these homes from now on (as {@link #home} for each, in one copy of the table). */
   void homes(Map<String, Home> homes) {
     table = table.withHomes(homes);
+    homes.forEach((shardId, home) -> {
+      if (home instanceof Remote remote) {
+        lastRemote.put(shardId, remote.region());
+      }
+    });
+  }
+
+  /**
+   * Whether a link to another region than {@code named} may still hand back messages for the
+   * shard: the last other region it was routed to (its home now, or before its home was
+   * dropped) is held (its node unreachable or downed, or it is gone and its link closing) and
+   * {@code hasLink} says a link to it is open. Its next home gets them first, so it is not
+   * believed before that link has closed.
+   */
+  boolean mayHandBack(String shardId, ActorRef<Object> named, Predicate<ActorRef<Object>> hasLink) {
+    ActorRef<Object> last = lastRemote.get(shardId);
+    return last != null && !last.equals(named) && hasLink.test(last)
+        && (table.isClosing(last) || table.unreachable().contains(last.path().address()));
   }
 
   /** The shard's home is not known any more (it moves, or stopped): its messages are held from now on. */
@@ -208,6 +236,7 @@ final class RegionRouting {
    * @return how many shards lived there
    */
   int forget(ActorRef<Object> region) {
+    lastRemote.values().removeIf(region::equals);
     int lost = table.shardsOf(region).size();
     table = table.withoutRegion(region);
     return lost;

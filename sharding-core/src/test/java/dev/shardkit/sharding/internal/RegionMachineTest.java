@@ -413,6 +413,29 @@ class RegionMachineTest {
   }
 
   @Test
+  void aNextHomeAfterAHandOffFromAnUnreachableNodeWaitsForWhatItsLinkHandsBack() {
+    // Cluster simulation seed 1883127761064027045: the hand-off dropped the home, not what the
+    // link to it still held.
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    caller(msg("s1", 1));
+    in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), false)));
+    protocol(new BeginHandOff("s1", region2, Set.of(self, region2), 7, 1, false));
+    caller(msg("s1", 2));
+
+    List<RegionEffect> early = protocol(new ShardHome("s1", region3, 1));
+    assertTrue(of(OfferAlways.class, early).isEmpty(), "s1:1 may still come back from region2's link");
+
+    in(new RegionInput.RegionTerminated(region2));
+    List<RegionEffect> closed = in(new RegionInput.LinkClosed(new DeliveryLink.Closed(region2, List.of(),
+        List.of(msg("s1", 1), new HandOffMarker("s1", self, 7)))));
+    assertEquals(List.of(new GetShardHome("s1", self)), toldTo(coordinator, closed), "asked again");
+    List<RegionEffect> next = protocol(new ShardHome("s1", region3, 1));
+    assertEquals(List.of(msg("s1", 1), msg("s1", 2)), of(OfferAlways.class, next).stream().map(OfferAlways::item)
+        .toList(), "in the order sent");
+  }
+
+  @Test
   void whatAClosedLinkHandsBackForAShardWithABelievedHomeGoesThereRatherThanStayHeld() {
     registered(1);
     protocol(new ShardHome("s1", region2, 1));

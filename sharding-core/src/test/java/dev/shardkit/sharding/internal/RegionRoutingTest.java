@@ -181,6 +181,22 @@ class RegionRoutingTest {
   }
 
   @Test
+  void aHeldRegionsLinkMayHandBackForAShardRoutedThereEvenAfterItsHomeWasDropped() {
+    RegionRouting routing = new RegionRouting(10);
+    ActorRef<Object> next = TestInbox.create("next").getRef();
+    routing.home("s1", remote);
+    assertFalse(routing.mayHandBack("s1", next, r -> true), "its region is not held");
+    routing.closing(region);
+    assertTrue(routing.mayHandBack("s1", next, r -> true));
+    assertFalse(routing.mayHandBack("s1", region, r -> true), "the same region named again");
+    assertFalse(routing.mayHandBack("s1", next, r -> false), "no link to it");
+    routing.noHome("s1");
+    assertTrue(routing.mayHandBack("s1", next, r -> true), "a hand-off dropped the home, not the link's messages");
+    routing.forget(region);
+    assertFalse(routing.mayHandBack("s1", next, r -> true));
+  }
+
+  @Test
   void handingBackNamesTheShardsItIsForInOrder() {
     RegionRouting routing = new RegionRouting(10);
     assertEquals(List.of("s1", "s2"), routing.handBack(List.of(msg("s1", 1), msg("s2", 2), msg("s1", 3))));

@@ -584,9 +584,12 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       fire(w, node);
     } else if (at != node && membership.statusIn(node, at) == null) {
       // A node the watcher never saw as a member: remote death watch falls back to its own
-      // failure detector, and the watcher hears of an actor that is gone after about 10 s.
+      // failure detector, and the watcher hears of an actor that is gone after about 10 s, unless
+      // it has seen the node join meanwhile: then the cluster's removal tells (seed
+      // 1883127761064027045 had a coordinator hear of a region on a crashed member at once).
       scheduler.after(10_000 * MS, () -> {
-        if (!membership.alive(at) || membership.status(at) == null || !actors.containsKey(ref)) {
+        if (membership.statusIn(node, at) == null
+            && (!membership.alive(at) || membership.status(at) == null || !actors.containsKey(ref))) {
           fire(w, node);
         }
       });

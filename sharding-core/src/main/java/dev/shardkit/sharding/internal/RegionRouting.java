@@ -35,6 +35,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       about to move), and when the gate opens (the shards hosted here).
  *   <li>What the closed link to a region that is gone <b>hands back</b> goes in front of what was
  *       held for the same shards since, whatever the limit: it is older, and was admitted once.
+ *       So that it can, the last other region each shard was routed to is remembered, also past
+ *       a hand-off ({@link #mayHandBack}): while that region is held and its link open, no home
+ *       elsewhere is believed for the shard.
  *   <li>The coordinator is <b>asked again</b> for the held shards whose home is not known; not for
  *       a held known home, which would be given again.
  * </ul>

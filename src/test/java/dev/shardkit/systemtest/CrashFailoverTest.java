@@ -90,7 +90,8 @@ class CrashFailoverTest {
     java.nio.file.Path witnessDir = java.nio.file.Path.of("target", "crash",
         (killCoordinator ? "coordinator" : "other") + (redeliver ? "-redelivering" : ""), "witness");
     group = NodeGroup.start(NODES, FailoverNode.class, List.of(Integer.toString(NODES), Integer.toString(ENTITIES),
-        Integer.toString(NODE_DEADLINE_SECONDS), FAST_DOWNING + (redeliver ? REDELIVER : ""), witnessDir.toString()));
+        Integer.toString(NODE_DEADLINE_SECONDS), FAST_DOWNING + (redeliver ? REDELIVER : ""), witnessDir.toString()),
+        witnessDir.resolveSibling("logs"));
     List<NodeProcess> nodes = group.nodes();
     NodeProcess victim = null;
     for (NodeProcess node : nodes) {
@@ -118,7 +119,9 @@ class CrashFailoverTest {
     // Detection, downing, the coordinator's move and the shards' new homes, under traffic, and
     // then a calm stretch: the window is the measurement. Stopping as soon as every entity had
     // answered again after the removal (FailoverNode's AWAIT REMOVED) left up to a few hundred
-    // of the last messages unacknowledged in two runs of four; why is still to be found.
+    // messages unacknowledged in some runs under load (390 of one sender's in one run of eight,
+    // after the region fixes for stranded hand-backs); why is still to be found: each node's
+    // output is kept in target/crash/<case>/logs.
     Thread.sleep(30_000);
     for (NodeProcess node : survivors) {
       node.command("STOP");

@@ -526,7 +526,8 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     String shardId = home.shardId();
     placedHere.remove(shardId);
     HomeBelief.Decision decision = HomeBelief.decide(HomeBelief.Told.ANSWER,
-        routing.table().knownHome(shardId) != null, regions.isDead(home.region()), routing.closingFor(shardId),
+        routing.table().knownHome(shardId) != null, regions.isDead(home.region()),
+        routing.closingFor(shardId) || oldHomeMayHandBack(shardId, home.region()),
         handOffs.isHandingOff(shardId), home.region().equals(self), cfg.proxyOnly(), hostedHere(shardId));
     if (decision instanceof HomeBelief.Ignore ignore) {
       report(RegionNotice.ignoringHome(typeName, home, ignore.why()));
@@ -554,6 +555,16 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     publish();
   }
 
+  /**
+   * Whether a link to a region other than {@code named} may still hand back older messages for the
+   * shard ({@link RegionRouting#mayHandBack}): a coordinator that saw that region's node removed
+   * before this region did names the next home, but those messages must reach it first. The
+   * answer is not believed; the shard is asked for again once that link has closed.
+   */
+  private boolean oldHomeMayHandBack(String shardId, ActorRef<Object> named) {
+    return routing.mayHandBack(shardId, named, links::hasLinkTo);
+  }
+
   /** Runs here, or is starting here. */
   private boolean hostedHere(String shardId) {
     return routing.table().knownHome(shardId) instanceof Local || starting.containsKey(shardId);
@@ -579,8 +590,8 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       boolean namesThisRegion = region.equals(self);
       HomeBelief.Decision decision = HomeBelief.decide(HomeBelief.Told.UP_FRONT,
           routing.table().knownHome(shardId) != null || starting.containsKey(shardId), !namesThisRegion
-              && regions.isDead(region), false, handOffs.isHandingOff(shardId), namesThisRegion, cfg.proxyOnly(),
-          false);
+              && regions.isDead(region), oldHomeMayHandBack(shardId, region), handOffs.isHandingOff(shardId),
+          namesThisRegion, cfg.proxyOnly(), false);
       if (decision instanceof HomeBelief.HostHere) {
         if (routing.holds(shardId)) {
           wantedHere.add(shardId);
@@ -814,9 +825,17 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     links.outboxes().stream().filter(o -> o.destination().equals(closed.destination())).findFirst()
         .ifPresent(flushes::remove);
     List<Deliver> back = links.closed(closed);
-    int shards = routing.handBack(back);
-    if (shards > 0) {
-      report(RegionNotice.handedBack(typeName, back.size(), shards, closed.destination()));
+    List<String> shards = routing.handBack(back);
+    if (!shards.isEmpty()) {
+      report(RegionNotice.handedBack(typeName, back.size(), shards.size(), closed.destination()));
+    }
+    // A shard whose next home was believed before this link closed anyway (it was routed here
+    // through another region since): nothing would ask for it or release it again, so what came
+    // back goes there now rather than stay held for good.
+    for (String shardId : shards) {
+      if (routing.table().home(shardId) != null) {
+        reroute(routing.release(shardId));
+      }
     }
     forgetRegion(closed.destination());
   }

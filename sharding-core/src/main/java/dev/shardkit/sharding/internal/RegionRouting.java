@@ -5,11 +5,13 @@ import dev.shardkit.sharding.internal.RoutingTable.Local;
 import dev.shardkit.sharding.internal.RoutingTable.Remote;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.Address;
@@ -33,6 +35,9 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       about to move), and when the gate opens (the shards hosted here).
  *   <li>What the closed link to a region that is gone <b>hands back</b> goes in front of what was
  *       held for the same shards since, whatever the limit: it is older, and was admitted once.
+ *       So that it can, the last other region each shard was routed to is remembered, also past
+ *       a hand-off ({@link #mayHandBack}): while that region is held and its link open, no home
+ *       elsewhere is believed for the shard.
  *   <li>The coordinator is <b>asked again</b> for the held shards whose home is not known; not for
  *       a held known home, which would be given again.
  * </ul>
@@ -76,6 +81,11 @@ final class RegionRouting {
   private final MessageBuffers<String> buffers;
   private RoutingTable table = RoutingTable.empty();
   private HeldNodes heldNodes = HeldNodes.NONE;
+  /**
+   * The last other region each shard was routed to, kept when the shard's home is dropped (a
+   * hand-off, a stop): that region's link may still hold older messages for it. Looked up only.
+   */
+  private final Map<String, ActorRef<Object>> lastRemote = new HashMap<>();
 
   /** @param limit the most messages held over all shards ({@code buffer-size}) */
   RegionRouting(int limit) {
@@ -111,11 +121,32 @@ final class RegionRouting {
   /** The shard lives in {@code home} from now on; what was held for it is {@link #release}d separately. */
   void home(String shardId, Home home) {
     table = table.withHome(shardId, home);
+    if (home instanceof Remote remote) {
+      lastRemote.put(shardId, remote.region());
+    }
   }
 
   /** These shards live in these homes from now on (as {@link #home} for each, in one copy of the table). */
   void homes(Map<String, Home> homes) {
     table = table.withHomes(homes);
+    homes.forEach((shardId, home) -> {
+      if (home instanceof Remote remote) {
+        lastRemote.put(shardId, remote.region());
+      }
+    });
+  }
+
+  /**
+   * Whether a link to another region than {@code named} may still hand back messages for the
+   * shard: the last other region it was routed to (its home now, or before its home was
+   * dropped) is held (its node unreachable or downed, or it is gone and its link closing) and
+   * {@code hasLink} says a link to it is open. Its next home gets them first, so it is not
+   * believed before that link has closed.
+   */
+  boolean mayHandBack(String shardId, ActorRef<Object> named, Predicate<ActorRef<Object>> hasLink) {
+    ActorRef<Object> last = lastRemote.get(shardId);
+    return last != null && !last.equals(named) && hasLink.test(last)
+        && (table.isClosing(last) || table.unreachable().contains(last.path().address()));
   }
 
   /** The shard's home is not known any more (it moves, or stopped): its messages are held from now on. */
@@ -192,13 +223,13 @@ final class RegionRouting {
    * Holds what a closed link handed back ahead of anything held for the same shards since, in
    * the order given, whatever the limit.
    *
-   * @return how many shards they are for
+   * @return the shards they are for, in the order they first appear
    */
-  int handBack(List<Deliver> messages) {
+  List<String> handBack(List<Deliver> messages) {
     Map<String, List<Object>> byShard = new LinkedHashMap<>();
     messages.forEach(d -> byShard.computeIfAbsent(d.shardId(), k -> new ArrayList<>()).add(d));
     byShard.forEach(buffers::prepend);
-    return byShard.size();
+    return List.copyOf(byShard.keySet());
   }
 
   /**
@@ -208,6 +239,7 @@ final class RegionRouting {
    * @return how many shards lived there
    */
   int forget(ActorRef<Object> region) {
+    lastRemote.values().removeIf(region::equals);
     int lost = table.shardsOf(region).size();
     table = table.withoutRegion(region);
     return lost;

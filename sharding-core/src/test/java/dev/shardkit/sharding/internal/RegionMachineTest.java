@@ -389,6 +389,69 @@ class RegionMachineTest {
   }
 
   @Test
+  void aNextHomeToldBeforeTheUnreachableOldHomesLinkClosedWaitsForWhatThatLinkHandsBack() {
+    // Cluster simulation seed 1883086365002904798: this node learned of the old home's removal
+    // after the coordinator did.
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    assertEquals(1, of(RegionEffect.Offer.class, caller(msg("s1", 1))).size(), "into the link to region2");
+    in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), false)));
+    caller(msg("s1", 2));
+
+    List<RegionEffect> early = protocol(new ShardHome("s1", region3, 1));
+    assertTrue(of(OfferAlways.class, early).isEmpty(), "s1:1 may still come back from region2's link");
+    assertEquals(1, machine.held());
+
+    in(new RegionInput.RegionTerminated(region2));
+    List<RegionEffect> closed = in(new RegionInput.LinkClosed(new DeliveryLink.Closed(region2, List.of(),
+        List.of(msg("s1", 1)))));
+    assertEquals(List.of(new GetShardHome("s1", self)), toldTo(coordinator, closed), "asked again");
+    List<RegionEffect> next = protocol(new ShardHome("s1", region3, 1));
+    assertEquals(List.of(msg("s1", 1), msg("s1", 2)), of(OfferAlways.class, next).stream().map(OfferAlways::item)
+        .toList(), "in the order sent");
+    assertEquals(0, machine.held());
+  }
+
+  @Test
+  void aNextHomeAfterAHandOffFromAnUnreachableNodeWaitsForWhatItsLinkHandsBack() {
+    // Cluster simulation seed 1883127761064027045: the hand-off dropped the home, not what the
+    // link to it still held.
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    caller(msg("s1", 1));
+    in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), false)));
+    protocol(new BeginHandOff("s1", region2, Set.of(self, region2), 7, 1, false));
+    caller(msg("s1", 2));
+
+    List<RegionEffect> early = protocol(new ShardHome("s1", region3, 1));
+    assertTrue(of(OfferAlways.class, early).isEmpty(), "s1:1 may still come back from region2's link");
+
+    in(new RegionInput.RegionTerminated(region2));
+    List<RegionEffect> closed = in(new RegionInput.LinkClosed(new DeliveryLink.Closed(region2, List.of(),
+        List.of(msg("s1", 1), new HandOffMarker("s1", self, 7)))));
+    assertEquals(List.of(new GetShardHome("s1", self)), toldTo(coordinator, closed), "asked again");
+    List<RegionEffect> next = protocol(new ShardHome("s1", region3, 1));
+    assertEquals(List.of(msg("s1", 1), msg("s1", 2)), of(OfferAlways.class, next).stream().map(OfferAlways::item)
+        .toList(), "in the order sent");
+  }
+
+  @Test
+  void whatAClosedLinkHandsBackForAShardWithABelievedHomeGoesThereRatherThanStayHeld() {
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    caller(msg("s1", 1));
+    protocol(new BeginHandOff("s1", region2, Set.of(self, region2), 7, 1, false));
+    protocol(new ShardHome("s1", region3, 1));
+
+    in(new RegionInput.RegionTerminated(region2));
+    List<RegionEffect> closed = in(new RegionInput.LinkClosed(new DeliveryLink.Closed(region2, List.of(),
+        List.of(msg("s1", 1), new HandOffMarker("s1", self, 7)))));
+    assertEquals(List.of(msg("s1", 1)), of(OfferAlways.class, closed).stream().map(OfferAlways::item).toList());
+    assertTrue(toldTo(coordinator, closed).isEmpty(), "its home is known");
+    assertEquals(0, machine.held());
+  }
+
+  @Test
   void batchesAreRefusedWhileTheGateIsClosedAndAskedForAgainWhenItOpens() {
     registered(1);
     protocol(new ShardHome("s1", self, 1));

@@ -171,7 +171,7 @@ class RegionRoutingTest {
     assertTrue(routing.closingFor("s1"));
     assertEquals(new Held(false), routing.route(msg("s1", 3)));
 
-    assertEquals(1, routing.handBack(List.of(msg("s1", 1), msg("s1", 2))));
+    assertEquals(List.of("s1"), routing.handBack(List.of(msg("s1", 1), msg("s1", 2))));
     assertEquals(3, routing.held(), "handed back past the limit: it was admitted once");
     assertEquals(1, routing.forget(region));
     assertFalse(routing.closingFor("s1"));
@@ -181,10 +181,26 @@ class RegionRoutingTest {
   }
 
   @Test
-  void handingBackCountsTheShardsItIsFor() {
+  void aHeldRegionsLinkMayHandBackForAShardRoutedThereEvenAfterItsHomeWasDropped() {
     RegionRouting routing = new RegionRouting(10);
-    assertEquals(2, routing.handBack(List.of(msg("s1", 1), msg("s2", 2), msg("s1", 3))));
+    ActorRef<Object> next = TestInbox.create("next").getRef();
+    routing.home("s1", remote);
+    assertFalse(routing.mayHandBack("s1", next, r -> true), "its region is not held");
+    routing.closing(region);
+    assertTrue(routing.mayHandBack("s1", next, r -> true));
+    assertFalse(routing.mayHandBack("s1", region, r -> true), "the same region named again");
+    assertFalse(routing.mayHandBack("s1", next, r -> false), "no link to it");
+    routing.noHome("s1");
+    assertTrue(routing.mayHandBack("s1", next, r -> true), "a hand-off dropped the home, not the link's messages");
+    routing.forget(region);
+    assertFalse(routing.mayHandBack("s1", next, r -> true));
+  }
+
+  @Test
+  void handingBackNamesTheShardsItIsForInOrder() {
+    RegionRouting routing = new RegionRouting(10);
+    assertEquals(List.of("s1", "s2"), routing.handBack(List.of(msg("s1", 1), msg("s2", 2), msg("s1", 3))));
     assertEquals(List.of(msg("s1", 1), msg("s1", 3)), routing.release("s1"));
-    assertEquals(0, routing.handBack(List.of()));
+    assertEquals(List.of(), routing.handBack(List.of()));
   }
 }

@@ -50,17 +50,18 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       SimScenario.Kind.PARTITION);
 
   /**
-   * Whether a seed with a failure keeps its joins ({@code -Dsim.joinsWithFailures=true}); off by
-   * default while a bug of that family is open. Seeds 1085 (I5) and 7196 (I3), fixed: a node that
-   * joined while a crashed node's region waited out the coordinator's removal margin was answered
-   * with that region, opened a link to it, and what the link handed back when it closed stayed
-   * held behind homes already known, or went to the new home after newer messages of the same
-   * sender; the coordinator now answers no home at a region in its removal margin, and both seeds
-   * run every time with their joins. Open: seed 1883086365002904798 (I5: the coordinator's node
-   * crashes, a node joins, a partition; a region still holds 37 messages for shards whose home
-   * every node knows after the calm tail), not diagnosed yet.
+   * Whether a seed with a failure keeps its joins ({@code -Dsim.joinsWithFailures=false} leaves
+   * them out; on by default). They were left out while this family of bugs was open. Seeds 1085 (I5)
+   * and 7196 (I3): a node that joined while a crashed node's region waited out the coordinator's
+   * removal margin was answered with that region, opened a link to it, and what the link handed
+   * back when it closed stayed held behind homes already known, or went to the new home after
+   * newer messages of the same sender; the coordinator now answers no home at a region in its
+   * removal margin. Seed 1883086365002904798 (I5): a region cut off by a partition learned of the
+   * crashed node's removal after the coordinator did, believed the shards' next homes while its
+   * link to the old home still held their older messages, and what that link handed back stayed
+   * held for good; the region now asks again once that link has closed.
    */
-  static final boolean JOINS_WITH_FAILURES = Boolean.getBoolean("sim.joinsWithFailures");
+  static final boolean JOINS_WITH_FAILURES = Boolean.parseBoolean(System.getProperty("sim.joinsWithFailures", "true"));
 
   /** Whether entities stop or fail by their own doing, by per-seed rates ({@code -Dsim.entityEnds}, on by default). */
   static final boolean ENTITY_ENDS = Boolean.parseBoolean(System.getProperty("sim.entityEnds", "true"));
@@ -590,9 +591,12 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       fire(w, node);
     } else if (at != node && membership.statusIn(node, at) == null) {
       // A node the watcher never saw as a member: remote death watch falls back to its own
-      // failure detector, and the watcher hears of an actor that is gone after about 10 s.
+      // failure detector, and the watcher hears of an actor that is gone after about 10 s, unless
+      // it has seen the node join meanwhile: then the cluster's removal tells (seed
+      // 1883127761064027045 had a coordinator hear of a region on a crashed member at once).
       scheduler.after(10_000 * MS, () -> {
-        if (!membership.alive(at) || membership.status(at) == null || !actors.containsKey(ref)) {
+        if (membership.statusIn(node, at) == null
+            && (!membership.alive(at) || membership.status(at) == null || !actors.containsKey(ref))) {
           fire(w, node);
         }
       });

@@ -31,11 +31,14 @@ class ClusterSimulationTest {
   static final boolean FREEZE_OLDEST = "freezeOldest".equals(System.getProperty("sim.family"));
 
   /**
-   * Seeds that found bugs, run every time: 1085 (I5) and 7196 (I3), a region that joined during
-   * another's removal margin and was told that region's homes (fixed in CoordinatorMachine); run
-   * with their joins ({@link ClusterSim#JOINS_WITH_FAILURES}).
+   * Seeds that found bugs, run every time with their joins ({@link ClusterSim#JOINS_WITH_FAILURES}):
+   * 1085 (I5) and 7196 (I3), a region that joined during another's removal margin and was told
+   * that region's homes (fixed in CoordinatorMachine); 1883086365002904798 (I5), a region that
+   * believed a shard's next home before its link to the removed old home handed back, and
+   * 1883127761064027045 (I5, then I3), the same after a hand-off had dropped that home (fixed in
+   * RegionMachine and RegionRouting).
    */
-  static final long[] REGRESSION_SEEDS = {1085, 7196};
+  static final long[] REGRESSION_SEEDS = {1085, 7196, 1883086365002904798L, 1883127761064027045L};
 
   @Test
   void seedsWithinTheBudget() throws Exception {

@@ -25,6 +25,12 @@ sealed interface LinkInput {
   /** The destination is gone: stop, and hand back to {@code replyTo} what did not reach it. */
   record Close(ActorRef<Object> replyTo) implements LinkInput {}
 
+  /**
+   * The destination's node is reachable again: send what is unacknowledged now (an empty batch if
+   * nothing is), and tell {@code replyTo} once a batch sent from now on is acknowledged.
+   */
+  record Probe(ActorRef<Object> replyTo) implements LinkInput {}
+
   /** Tell {@code replyTo} once everything handed over so far has been acknowledged. */
   record Flush(ActorRef<Object> replyTo) implements LinkInput {}
 }

@@ -47,6 +47,10 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
   private final List<Object> items = new ArrayList<>();
   /** Who asked to hear when everything handed over is acknowledged. */
   private final List<ActorRef<Object>> flushing = new ArrayList<>();
+  /** Who probed, to hear once a batch up to {@link #probeSeq} is acknowledged. */
+  private final List<ActorRef<Object>> probing = new ArrayList<>();
+  /** The last batch sent when the link was probed: its acknowledgement confirms the destination. */
+  private long probeSeq;
   /** Taken out but too large for the batch it was taken for: it starts the next one. */
   private Object carried;
   /**
@@ -96,6 +100,8 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
       return effects.view();
     } else if (input instanceof LinkInput.Flush f) {
       flushing.add(f.replyTo());
+    } else if (input instanceof LinkInput.Probe p) {
+      probe(p.replyTo(), now);
     } else {
       throw new IllegalArgumentException("not an input of the link machine: " + input);
     }
@@ -207,11 +213,34 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
   private void acknowledged(DeliveryAck ack, long now) {
     compact = ack.readsCompactItems();
     boolean released = window.acknowledged(ack.seq()) > 0;
+    if (!probing.isEmpty() && ack.seq() >= probeSeq) {
+      probing.forEach(replyTo -> effects.add(new LinkEffect.Confirmed(replyTo)));
+      probing.clear();
+    }
     if (ack.resend()) {
       resendAll(LinkNotice.Why.RECEIVER_ASKED, now);
     }
     if (released) {
       drain(now);
+    }
+  }
+
+  /**
+   * The destination's node is back: what is in flight goes again now (its timeout may have grown
+   * long meanwhile), or, if nothing is, an empty batch, so that there is a batch whose
+   * acknowledgement shows that the destination takes batches again. A receiver acknowledges only
+   * while its node's gate is open, that is once a majority confirmed the node a member.
+   */
+  private void probe(ActorRef<Object> replyTo, long now) {
+    if (window.isEmpty()) {
+      items.clear();
+      send(now);
+    } else {
+      resendAll(LinkNotice.Why.REACHABLE_AGAIN, now);
+    }
+    probeSeq = window.nextSeq() - 1;
+    if (!probing.contains(replyTo)) {
+      probing.add(replyTo);
     }
   }
 

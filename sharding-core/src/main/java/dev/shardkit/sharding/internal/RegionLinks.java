@@ -125,6 +125,24 @@ final class RegionLinks {
     });
   }
 
+  /**
+   * The node {@code node} is reachable again: the links to it find out whether it takes batches
+   * (they send what is unacknowledged now, as {@link #resendNow}, or an empty batch) and tell
+   * {@code replyTo} once it acknowledged one.
+   *
+   * @return false if no link goes to that node
+   */
+  boolean probe(Address node, ActorRef<Object> replyTo) {
+    boolean any = false;
+    for (Map.Entry<ActorRef<Object>, Outbox> e : links.entrySet()) {
+      if (e.getKey().path().address().equals(node)) {
+        toLink.accept(e.getValue(), new DeliveryLink.Probe(replyTo));
+        any = true;
+      }
+    }
+    return any;
+  }
+
   /** The outboxes of the links, in the order they were started. */
   java.util.Collection<Outbox> outboxes() {
     return links.values();

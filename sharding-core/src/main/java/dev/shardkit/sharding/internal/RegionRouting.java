@@ -160,6 +160,11 @@ final class RegionRouting {
     return Optional.of(new NodeChange(reachable, affected, released));
   }
 
+  /** Whether {@code node} is returning: reachable again, its shards held until a link to it is confirmed. */
+  boolean isReturning(Address node) {
+    return heldNodes.isReturning(node);
+  }
+
   /**
    * This node's delivery gate closed (the shards hosted here are held from now on) or opened.
    *

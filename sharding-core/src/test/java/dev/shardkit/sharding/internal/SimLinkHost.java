@@ -60,6 +60,8 @@ public final class SimLinkHost implements LinkPorts {
       input = new LinkInput.Close(close.replyTo());
     } else if (message instanceof DeliveryLink.Flush flush) {
       input = new LinkInput.Flush(flush.replyTo());
+    } else if (message instanceof DeliveryLink.Probe probe) {
+      input = new LinkInput.Probe(probe.replyTo());
     } else if (message == DeliveryLink.ResendNow.INSTANCE) {
       input = LinkInput.ResendNow.INSTANCE;
     } else {
@@ -133,6 +135,11 @@ public final class SimLinkHost implements LinkPorts {
   @Override
   public void closed(ActorRef<Object> replyTo, List<Object> unacknowledged, List<Object> unsent) {
     world.send(node, replyTo, new DeliveryLink.Closed(outbox.destination(), unacknowledged, unsent));
+  }
+
+  @Override
+  public void confirmed(ActorRef<Object> replyTo) {
+    world.send(node, replyTo, new DeliveryLink.Confirmed(outbox.destination()));
   }
 
   @Override

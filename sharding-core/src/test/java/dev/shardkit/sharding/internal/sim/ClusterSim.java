@@ -120,11 +120,27 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private final boolean plannedOnly;
 
   ClusterSim(SimScenario scenario, boolean deepHash) {
+    this(scenario, false, deepHash);
+  }
+
+  /**
+   * @param freezeOldest the freeze-oldest family's settings: a link's window (8 batches, as by
+   *     default) and batches of about a second of a node's traffic (as 1 000 messages are at the
+   *     soak test's 1 000 a second), so that what is held while a node is away rides in few batches
+   */
+  ClusterSim(SimScenario scenario, boolean freezeOldest, boolean deepHash) {
     super(scenario, deepHash);
     SimRng draw = new SimRng(scenario.seed() ^ 0x5eedL);
     String s = "cluster";
-    this.settings = new SimRegionHost.Settings(draw.between(s, 200, 2000), draw.between(s, 8, 64),
-        draw.between(s, 2, 8), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(10), false);
+    int bufferSize = draw.between(s, 200, 2000);
+    int batchMax = draw.between(s, 8, 64);
+    int window = draw.between(s, 2, 8);
+    if (freezeOldest) {
+      batchMax = draw.between("cluster.freezeOldest", 32, 128);
+      window = 8;
+    }
+    this.settings = new SimRegionHost.Settings(bufferSize, batchMax, window, Duration.ofSeconds(1),
+        Duration.ofSeconds(1), Duration.ofSeconds(10), false);
     this.entities = draw.between(s, 20, 100);
     this.shards = scenario.askedShards();
     this.rate = draw.between(s, 20, 80);
@@ -179,7 +195,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     SimScenario scenario = new SimScenario(seed, generated.nodes(), generated.knownShards(), generated.askedShards(),
         generated.tellsHomes(), generated.rebalanceThreshold(), generated.rebalanceIntervalMs(),
         generated.trafficRate(), generated.lostReplies(), generated.storeOutsideCluster(), List.copyOf(actions));
-    ClusterSim sim = new ClusterSim(scenario, deepHash);
+    ClusterSim sim = new ClusterSim(scenario, freezeOldest, deepHash);
     Result result = sim.run();
     SimLedger l = sim.ledger;
     return new Outcome(result, l.sent(), l.processedCount(), l.droppedCount(), l.lostCount(), l.lostFromOthers(),
@@ -210,9 +226,10 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
 
   /**
    * The node's delivery gate as its region hears of it: closed while the node is not a confirmed
-   * reachable member (the membership model's {@link SimMembership#gateOpen}, looked at every
-   * 100 ms, as the gate keeper's rounds find it; the keeper's machine itself is not simulated
-   * yet), opened again once it is.
+   * reachable member (the membership model's {@link SimMembership#gateOpen}: after a pause, once
+   * more than half of the other members see it reachable and not downed in their own views; looked
+   * at every 100 ms, as the gate keeper's rounds find it; the keeper's machine itself is not
+   * simulated yet), opened again once it is.
    */
   private void gateRound(int n, boolean wasOpen) {
     SimRegionHost region = regionHosts.get(n);

@@ -87,6 +87,7 @@ public final class SimRegionHost implements RegionPorts {
       input = new RegionInput.LinkFlushed(flushed.destination());
     } else if (message instanceof DeliveryLink.Confirmed confirmed) {
       input = new RegionInput.LinkConfirmed(confirmed.destination());
+      world.linkConfirmed(node, confirmed.destination());
     } else if (message instanceof ShardProtocol.EntitiesLive live) {
       input = new RegionInput.EntitiesLive(live);
     } else if (message instanceof GateKeeper.GateChanged change) {

@@ -67,6 +67,12 @@ final class DeliveryLink {
   /** Link → region: the destination acknowledged a batch sent after the {@link Probe}: its node takes batches. Local only. */
   record Confirmed(ActorRef<Object> destination) implements NoSerializationVerificationNeeded {}
 
+  /**
+   * Region → link: the destination's node was downed; send nothing more of what waits, it goes
+   * back with {@link Closed} when the link closes. Local only.
+   */
+  enum Hold implements NoSerializationVerificationNeeded { INSTANCE }
+
   /** Region → link: answer {@link Flushed} once everything handed over so far is acknowledged. Local only. */
   record Flush(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
 
@@ -144,6 +150,7 @@ final class DeliveryLink {
         .onMessage(Close.class, close -> run(new LinkInput.Close(close.replyTo())))
         .onMessage(Flush.class, flush -> run(new LinkInput.Flush(flush.replyTo())))
         .onMessage(Probe.class, probe -> run(new LinkInput.Probe(probe.replyTo())))
+        .onMessageEquals(Hold.INSTANCE, () -> run(LinkInput.Hold.INSTANCE))
         .build();
   }
 

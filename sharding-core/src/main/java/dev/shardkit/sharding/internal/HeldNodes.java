@@ -81,6 +81,11 @@ final class HeldNodes {
     return returning.containsKey(node);
   }
 
+  /** Whether {@code node} was downed: held for good, until its incarnation is gone. */
+  public boolean isDowned(Address node) {
+    return downed.containsKey(node);
+  }
+
   /** The addresses whose shards are held. */
   public Set<Address> addresses() {
     if (returning.isEmpty() && downed.isEmpty()) {

@@ -31,6 +31,14 @@ sealed interface LinkInput {
    */
   record Probe(ActorRef<Object> replyTo) implements LinkInput {}
 
+  /**
+   * The destination's node was downed: take nothing more from the outbox (what waits there goes
+   * back on {@link Close}); what is in flight may still be sent again.
+   */
+  record Hold() implements LinkInput {
+    static final Hold INSTANCE = new Hold();
+  }
+
   /** Tell {@code replyTo} once everything handed over so far has been acknowledged. */
   record Flush(ActorRef<Object> replyTo) implements LinkInput {}
 }

@@ -23,6 +23,11 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       doubling for each resend without progress), when the receiver asks (it let a batch go: one
  *       came after a missing one, or its node's gate was closed), and when the destination's node
  *       is reachable again (both start the timeout over);
+ *   <li><b>probing and holding</b>: when the destination's node is back, a probe sends the window
+ *       again (or an empty batch) and says when a batch sent from then on is acknowledged, so that
+ *       the region releases what it held only to a node that takes batches; once the node was
+ *       downed, nothing more leaves the outbox (it would be lost with the node): it goes back on
+ *       closing;
  *   <li><b>closing</b>: when the destination is gone, what was sent and not acknowledged and what
  *       was never sent go back to the region, in order; and <b>flushing</b>: whom to tell once
  *       everything handed over has been acknowledged.
@@ -63,6 +68,8 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
   /** The in-transit count the outbox was last told. */
   private int reportedInTransit;
   private boolean closed;
+  /** The destination's node was downed: nothing more leaves the outbox. */
+  private boolean holding;
 
   /**
    * @param self the link, which the receiver acknowledges
@@ -102,6 +109,8 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
       flushing.add(f.replyTo());
     } else if (input instanceof LinkInput.Probe p) {
       probe(p.replyTo(), now);
+    } else if (input instanceof LinkInput.Hold) {
+      holding = true;
     } else {
       throw new IllegalArgumentException("not an input of the link machine: " + input);
     }
@@ -123,8 +132,11 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
 
   // ---- decisions
 
-  /** Sends batches while the window has room and messages wait. */
+  /** Sends batches while the window has room and messages wait (and the destination's node was not downed). */
   private void drain(long now) {
+    if (holding) {
+      return;
+    }
     while (!window.full()) {
       if (!takeBatch()) {
         if (outbox.idleAgain()) {

@@ -143,6 +143,19 @@ final class RegionLinks {
     return any;
   }
 
+  /**
+   * The node {@code node} was downed: the links to it send nothing more of what waits in their
+   * outboxes (it would be lost with the node, even if the node still acknowledges for a moment);
+   * it goes back to the region, for the shards' new homes, when they close.
+   */
+  void hold(Address node) {
+    links.forEach((destination, outbox) -> {
+      if (destination.path().address().equals(node)) {
+        toLink.accept(outbox, DeliveryLink.Hold.INSTANCE);
+      }
+    });
+  }
+
   /** The outboxes of the links, in the order they were started. */
   java.util.Collection<Outbox> outboxes() {
     return links.values();

@@ -845,7 +845,13 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   private void onNodeEvent(ClusterChange change) {
     NodeEvents.of(change, selfNode).ifPresent(e -> {
       boolean wasReturning = routing.isReturning(e.node());
+      boolean wasDowned = routing.isDowned(e.node());
       nodeChanged(e.node(), e.held(), true);
+      if (!wasDowned && routing.isDowned(e.node())) {
+        // What waits in the links to it never left this node: it goes to the shards' new homes
+        // when they close, rather than to a node that is on its way out and may still acknowledge.
+        links.hold(e.node());
+      }
       if (!wasReturning && routing.isReturning(e.node()) && !links.probe(e.node(), self)) {
         // No link goes there, so nothing of its shards was sent or held for a link: nothing to wait for.
         nodeChanged(e.node(), held -> held.confirmed(e.node()), false);

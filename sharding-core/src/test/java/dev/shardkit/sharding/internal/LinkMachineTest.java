@@ -326,6 +326,20 @@ class LinkMachineTest {
   }
 
   @Test
+  void aHoldingLinkSendsNothingMoreFromItsOutboxAndHandsItBackOnClosing() {
+    outbox.hand(msg(1), msg(2), msg(3), msg(4), msg(5), msg(6), msg(7));
+    List<DeliveryBatch> batches = sent(drain(0));
+    assertEquals(2, batches.size(), "the window is full; 7 waits");
+    handle(LinkInput.Hold.INSTANCE, 0);
+    // A node downed while a majority still confirmed it acknowledges for a moment: what waits must
+    // not follow into the window.
+    assertTrue(sent(ack(2, 0)).isEmpty(), "nothing more is sent");
+    assertTrue(sent(drain(0)).isEmpty());
+    List<LinkEffect> closed = handle(new LinkInput.Close(region), 0);
+    assertEquals(new Closed(region, List.of(), List.of(msg(7))), closed.get(0), "what waited goes back");
+  }
+
+  @Test
   void closingHandsBackTheUnacknowledgedThenTheUnsentAndStops() {
     outbox.hand(msg(1, 60), msg(2, 60), msg(3), msg(4, 60), msg(5));
     // Batch 1 is [1], batch 2 [2, 3]; 4 did not fit and waits taken out, 5 in the outbox.

@@ -396,6 +396,17 @@ class RegionMachineTest {
   }
 
   @Test
+  void theLinksToADownedNodeHoldWhatWaitsInThem() {
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    List<RegionEffect> downed = in(new RegionInput.Membership(
+        new ClusterChange.MemberChanged(member(2, MemberStatus.down()))));
+    assertEquals(List.of(DeliveryLink.Hold.INSTANCE), of(ToLink.class, downed).stream().map(ToLink::message).toList());
+    assertTrue(of(ToLink.class, in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(
+        member(2, MemberStatus.down()), false)))).isEmpty(), "held once");
+  }
+
+  @Test
   void aConfirmationFromBeforeTheNodeWasUnreachableAgainReleasesNothing() {
     registered(1);
     protocol(new ShardHome("s1", region2, 1));

@@ -62,6 +62,8 @@ public final class SimLinkHost implements LinkPorts {
       input = new LinkInput.Flush(flush.replyTo());
     } else if (message instanceof DeliveryLink.Probe probe) {
       input = new LinkInput.Probe(probe.replyTo());
+    } else if (message == DeliveryLink.Hold.INSTANCE) {
+      input = LinkInput.Hold.INSTANCE;
     } else if (message == DeliveryLink.ResendNow.INSTANCE) {
       input = LinkInput.ResendNow.INSTANCE;
     } else {

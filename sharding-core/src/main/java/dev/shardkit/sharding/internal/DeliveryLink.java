@@ -57,6 +57,22 @@ final class DeliveryLink {
    */
   enum ResendNow implements NoSerializationVerificationNeeded { INSTANCE }
 
+  /**
+   * Region → link: the destination's node is reachable again; find out whether it takes batches
+   * (send what is unacknowledged now, or an empty batch if nothing is), and answer {@link Confirmed}
+   * once one sent from now on is acknowledged. Local only.
+   */
+  record Probe(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
+
+  /** Link → region: the destination acknowledged a batch sent after the {@link Probe}: its node takes batches. Local only. */
+  record Confirmed(ActorRef<Object> destination) implements NoSerializationVerificationNeeded {}
+
+  /**
+   * Region → link: the destination's node was downed; send nothing more of what waits, it goes
+   * back with {@link Closed} when the link closes. Local only.
+   */
+  enum Hold implements NoSerializationVerificationNeeded { INSTANCE }
+
   /** Region → link: answer {@link Flushed} once everything handed over so far is acknowledged. Local only. */
   record Flush(ActorRef<Object> replyTo) implements NoSerializationVerificationNeeded {}
 
@@ -133,6 +149,8 @@ final class DeliveryLink {
         .onMessage(ResendCheck.class, check -> run(new LinkInput.ResendCheckFired(check.generation())))
         .onMessage(Close.class, close -> run(new LinkInput.Close(close.replyTo())))
         .onMessage(Flush.class, flush -> run(new LinkInput.Flush(flush.replyTo())))
+        .onMessage(Probe.class, probe -> run(new LinkInput.Probe(probe.replyTo())))
+        .onMessageEquals(Hold.INSTANCE, () -> run(LinkInput.Hold.INSTANCE))
         .build();
   }
 
@@ -193,6 +211,11 @@ final class DeliveryLink {
     @Override
     public void flushed(ActorRef<Object> replyTo) {
       replyTo.tell(new Flushed(outbox.destination()));
+    }
+
+    @Override
+    public void confirmed(ActorRef<Object> replyTo) {
+      replyTo.tell(new Confirmed(outbox.destination()));
     }
 
     @Override

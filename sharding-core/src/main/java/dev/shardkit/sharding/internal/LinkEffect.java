@@ -73,6 +73,14 @@ sealed interface LinkEffect {
     }
   }
 
+  /** The destination acknowledged a batch sent after {@code replyTo}'s probe. */
+  record Confirmed(ActorRef<Object> replyTo) implements LinkEffect {
+    @Override
+    public void carryOut(LinkPorts ports) {
+      ports.confirmed(replyTo);
+    }
+  }
+
   record Flushed(ActorRef<Object> replyTo) implements LinkEffect {
     @Override
     public void carryOut(LinkPorts ports) {

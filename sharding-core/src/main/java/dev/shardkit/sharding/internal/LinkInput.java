@@ -25,6 +25,20 @@ sealed interface LinkInput {
   /** The destination is gone: stop, and hand back to {@code replyTo} what did not reach it. */
   record Close(ActorRef<Object> replyTo) implements LinkInput {}
 
+  /**
+   * The destination's node is reachable again: send what is unacknowledged now (an empty batch if
+   * nothing is), and tell {@code replyTo} once a batch sent from now on is acknowledged.
+   */
+  record Probe(ActorRef<Object> replyTo) implements LinkInput {}
+
+  /**
+   * The destination's node was downed: take nothing more from the outbox (what waits there goes
+   * back on {@link Close}); what is in flight may still be sent again.
+   */
+  record Hold() implements LinkInput {
+    static final Hold INSTANCE = new Hold();
+  }
+
   /** Tell {@code replyTo} once everything handed over so far has been acknowledged. */
   record Flush(ActorRef<Object> replyTo) implements LinkInput {}
 }

@@ -23,6 +23,11 @@ import org.apache.pekko.actor.typed.ActorRef;
  *       doubling for each resend without progress), when the receiver asks (it let a batch go: one
  *       came after a missing one, or its node's gate was closed), and when the destination's node
  *       is reachable again (both start the timeout over);
+ *   <li><b>probing and holding</b>: when the destination's node is back, a probe sends the window
+ *       again (or an empty batch) and says when a batch sent from then on is acknowledged, so that
+ *       the region releases what it held only to a node that takes batches; once the node was
+ *       downed, nothing more leaves the outbox (it would be lost with the node): it goes back on
+ *       closing;
  *   <li><b>closing</b>: when the destination is gone, what was sent and not acknowledged and what
  *       was never sent go back to the region, in order; and <b>flushing</b>: whom to tell once
  *       everything handed over has been acknowledged.
@@ -47,6 +52,10 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
   private final List<Object> items = new ArrayList<>();
   /** Who asked to hear when everything handed over is acknowledged. */
   private final List<ActorRef<Object>> flushing = new ArrayList<>();
+  /** Who probed, to hear once a batch up to {@link #probeSeq} is acknowledged. */
+  private final List<ActorRef<Object>> probing = new ArrayList<>();
+  /** The last batch sent when the link was probed: its acknowledgement confirms the destination. */
+  private long probeSeq;
   /** Taken out but too large for the batch it was taken for: it starts the next one. */
   private Object carried;
   /**
@@ -59,6 +68,8 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
   /** The in-transit count the outbox was last told. */
   private int reportedInTransit;
   private boolean closed;
+  /** The destination's node was downed: nothing more leaves the outbox. */
+  private boolean holding;
 
   /**
    * @param self the link, which the receiver acknowledges
@@ -96,6 +107,10 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
       return effects.view();
     } else if (input instanceof LinkInput.Flush f) {
       flushing.add(f.replyTo());
+    } else if (input instanceof LinkInput.Probe p) {
+      probe(p.replyTo(), now);
+    } else if (input instanceof LinkInput.Hold) {
+      holding = true;
     } else {
       throw new IllegalArgumentException("not an input of the link machine: " + input);
     }
@@ -117,8 +132,11 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
 
   // ---- decisions
 
-  /** Sends batches while the window has room and messages wait. */
+  /** Sends batches while the window has room and messages wait (and the destination's node was not downed). */
   private void drain(long now) {
+    if (holding) {
+      return;
+    }
     while (!window.full()) {
       if (!takeBatch()) {
         if (outbox.idleAgain()) {
@@ -207,11 +225,34 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
   private void acknowledged(DeliveryAck ack, long now) {
     compact = ack.readsCompactItems();
     boolean released = window.acknowledged(ack.seq()) > 0;
+    if (!probing.isEmpty() && ack.seq() >= probeSeq) {
+      probing.forEach(replyTo -> effects.add(new LinkEffect.Confirmed(replyTo)));
+      probing.clear();
+    }
     if (ack.resend()) {
       resendAll(LinkNotice.Why.RECEIVER_ASKED, now);
     }
     if (released) {
       drain(now);
+    }
+  }
+
+  /**
+   * The destination's node is back: what is in flight goes again now (its timeout may have grown
+   * long meanwhile), or, if nothing is, an empty batch, so that there is a batch whose
+   * acknowledgement shows that the destination takes batches again. A receiver acknowledges only
+   * while its node's gate is open, that is once a majority confirmed the node a member.
+   */
+  private void probe(ActorRef<Object> replyTo, long now) {
+    if (window.isEmpty()) {
+      items.clear();
+      send(now);
+    } else {
+      resendAll(LinkNotice.Why.REACHABLE_AGAIN, now);
+    }
+    probeSeq = window.nextSeq() - 1;
+    if (!probing.contains(replyTo)) {
+      probing.add(replyTo);
     }
   }
 

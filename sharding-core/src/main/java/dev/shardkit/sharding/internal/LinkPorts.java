@@ -28,6 +28,9 @@ interface LinkPorts {
   /** Hands back, to {@code replyTo}, what did not reach the destination, each list oldest first. */
   void closed(ActorRef<Object> replyTo, List<Object> unacknowledged, List<Object> unsent);
 
+  /** Tells {@code replyTo} that the destination acknowledged a batch sent after its probe. */
+  void confirmed(ActorRef<Object> replyTo);
+
   /** Tells {@code replyTo} that everything handed over before its flush has been acknowledged. */
   void flushed(ActorRef<Object> replyTo);
 

@@ -24,6 +24,7 @@ sealed interface RegionInput extends NoSerializationVerificationNeeded permits
     RegionInput.ShardTerminated,
     RegionInput.LinkClosed,
     RegionInput.LinkFlushed,
+    RegionInput.LinkConfirmed,
     RegionInput.Membership,
     RegionInput.Gate,
     RegionInput.EntitiesLive,
@@ -73,6 +74,9 @@ sealed interface RegionInput extends NoSerializationVerificationNeeded permits
 
   /** This region's link to {@code destination} had everything acknowledged that it was given before a flush. */
   record LinkFlushed(ActorRef<Object> destination) implements RegionInput {}
+
+  /** This region's link to {@code destination} had a batch sent after its probe acknowledged. */
+  record LinkConfirmed(ActorRef<Object> destination) implements RegionInput {}
 
   /** A member or reachability change of the cluster. */
   record Membership(ClusterChange change) implements RegionInput {}

@@ -125,6 +125,37 @@ final class RegionLinks {
     });
   }
 
+  /**
+   * The node {@code node} is reachable again: the links to it find out whether it takes batches
+   * (they send what is unacknowledged now, as {@link #resendNow}, or an empty batch) and tell
+   * {@code replyTo} once it acknowledged one.
+   *
+   * @return false if no link goes to that node
+   */
+  boolean probe(Address node, ActorRef<Object> replyTo) {
+    boolean any = false;
+    for (Map.Entry<ActorRef<Object>, Outbox> e : links.entrySet()) {
+      if (e.getKey().path().address().equals(node)) {
+        toLink.accept(e.getValue(), new DeliveryLink.Probe(replyTo));
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  /**
+   * The node {@code node} was downed: the links to it send nothing more of what waits in their
+   * outboxes (it would be lost with the node, even if the node still acknowledges for a moment);
+   * it goes back to the region, for the shards' new homes, when they close.
+   */
+  void hold(Address node) {
+    links.forEach((destination, outbox) -> {
+      if (destination.path().address().equals(node)) {
+        toLink.accept(outbox, DeliveryLink.Hold.INSTANCE);
+      }
+    });
+  }
+
   /** The outboxes of the links, in the order they were started. */
   java.util.Collection<Outbox> outboxes() {
     return links.values();

@@ -22,6 +22,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.UniqueAddress;
 
@@ -236,6 +238,8 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       onLinkClosed(c.closed());
     } else if (input instanceof RegionInput.LinkFlushed f) {
       onLinkFlushed(f.destination());
+    } else if (input instanceof RegionInput.LinkConfirmed c) {
+      onLinkConfirmed(c.destination());
     } else if (input instanceof RegionInput.LinksIdle idle) {
       onLinksIdle(idle.idle());
     } else if (input instanceof RegionInput.Membership m) {
@@ -852,18 +856,52 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
 
   /**
    * A node became unreachable or was downed (messages for shards there are held from now on), or
-   * is reachable again and was not downed (what was held goes on, before the shortcut may send
-   * anything newer); see {@link NodeEvents}.
+   * is reachable again and was not downed: then it is returning, and its shards stay held while
+   * the links to it probe it; what was held goes on once one of them is confirmed
+   * ({@link #onLinkConfirmed}), before the shortcut may send anything newer. See {@link NodeEvents}
+   * and {@link HeldNodes}.
    */
   private void onNodeEvent(ClusterChange change) {
-    NodeEvents.of(change, selfNode).ifPresent(e -> routing.nodeChanged(e.node(), e.held()).ifPresent(c -> {
+    NodeEvents.of(change, selfNode).ifPresent(e -> {
+      boolean wasReturning = routing.isReturning(e.node());
+      boolean wasDowned = routing.isDowned(e.node());
+      nodeChanged(e.node(), e.held(), true);
+      if (!wasDowned && routing.isDowned(e.node())) {
+        // What waits in the links to it never left this node: it goes to the shards' new homes
+        // when they close, rather than to a node that is on its way out and may still acknowledge.
+        links.hold(e.node());
+      }
+      if (!wasReturning && routing.isReturning(e.node()) && !links.probe(e.node(), self)) {
+        // No link goes there, so nothing of its shards was sent or held for a link: nothing to wait for.
+        nodeChanged(e.node(), held -> held.confirmed(e.node()), false);
+      }
+    });
+  }
+
+  /** A link to a returning node had a batch sent after its probe acknowledged: the node takes batches again. */
+  private void onLinkConfirmed(ActorRef<Object> destination) {
+    Address node = destination.path().address();
+    if (routing.isReturning(node)) {
+      // The probe sent the links' windows again already.
+      nodeChanged(node, held -> held.confirmed(node), false);
+    }
+  }
+
+  /**
+   * @param resend the links to {@code node} send what is unacknowledged now if it is no longer
+   *     held, not when their resend timeouts, grown while it was away, run out
+   */
+  private void nodeChanged(Address node, UnaryOperator<HeldNodes> held, boolean resend) {
+    routing.nodeChanged(node, held).ifPresent(c -> {
       if (c.reachable()) {
-        links.resendNow(e.node());
+        if (resend) {
+          links.resendNow(node);
+        }
         reroute(c.released());
       }
       publish();
-      c.report().ifPresent(report -> report(RegionNotice.node(typeName, e.node(), report)));
-    }));
+      c.report().ifPresent(report -> report(RegionNotice.node(typeName, node, report)));
+    });
   }
 
   /**

@@ -191,6 +191,16 @@ final class RegionRouting {
     return Optional.of(new NodeChange(reachable, affected, released));
   }
 
+  /** Whether {@code node} was downed: its shards are held until they have new homes. */
+  boolean isDowned(Address node) {
+    return heldNodes.isDowned(node);
+  }
+
+  /** Whether {@code node} is returning: reachable again, its shards held until a link to it is confirmed. */
+  boolean isReturning(Address node) {
+    return heldNodes.isReturning(node);
+  }
+
   /**
    * This node's delivery gate closed (the shards hosted here are held from now on) or opened.
    *

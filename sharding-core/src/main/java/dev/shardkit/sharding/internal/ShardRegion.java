@@ -108,6 +108,8 @@ final class ShardRegion {
       return new RegionInput.LinkClosed(closed);
     } else if (message instanceof DeliveryLink.Flushed flushed) {
       return new RegionInput.LinkFlushed(flushed.destination());
+    } else if (message instanceof DeliveryLink.Confirmed confirmed) {
+      return new RegionInput.LinkConfirmed(confirmed.destination());
     } else if (message instanceof ShardProtocol.EntitiesLive live) {
       return new RegionInput.EntitiesLive(live);
     } else if (message instanceof GateKeeper.GateChanged change) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.internal.LinkEffect.CancelResendCheck;
 import dev.shardkit.sharding.internal.LinkEffect.Closed;
+import dev.shardkit.sharding.internal.LinkEffect.Confirmed;
 import dev.shardkit.sharding.internal.LinkEffect.Drop;
 import dev.shardkit.sharding.internal.LinkEffect.Flushed;
 import dev.shardkit.sharding.internal.LinkEffect.InTransit;
@@ -287,6 +288,55 @@ class LinkMachineTest {
     List<LinkEffect> effects = handle(LinkInput.ResendNow.INSTANCE, 5 * SECOND);
     assertEquals(List.of(new Report(new LinkNotice.ResentNow(destination, 1, LinkNotice.Why.REACHABLE_AGAIN)),
         new SendBatch(batches.get(0))), effects);
+  }
+
+  @Test
+  void aProbeWithNothingInFlightSendsAnEmptyBatchAndConfirmsOnItsAcknowledgement() {
+    outbox.hand(msg(1));
+    drain(0);
+    ack(1, 0);
+    List<LinkEffect> effects = handle(new LinkInput.Probe(region), 5 * SECOND);
+    List<DeliveryBatch> probe = sent(effects);
+    assertEquals(1, probe.size(), "one batch: " + effects);
+    assertEquals(new DeliveryBatch(self, 2, List.of()), probe.get(0), "empty, numbered after the last one");
+    assertEquals(List.of(), ack(1, 5 * SECOND), "an acknowledgement from before the probe confirms nothing");
+    assertEquals(List.of(new Confirmed(region)), ack(2, 5 * SECOND));
+    assertEquals(List.of(), ack(2, 5 * SECOND), "confirmed once");
+  }
+
+  @Test
+  void aProbeSendsTheWindowAgainAndConfirmsOnceAllOfItIsAcknowledged() {
+    outbox.hand(msg(1), msg(2), msg(3), msg(4));
+    List<DeliveryBatch> batches = sent(drain(0));
+    List<LinkEffect> effects = handle(new LinkInput.Probe(region), 5 * SECOND);
+    assertEquals(List.of(new Report(new LinkNotice.ResentNow(destination, 2, LinkNotice.Why.REACHABLE_AGAIN)),
+        new SendBatch(batches.get(0)), new SendBatch(batches.get(1))), effects, "the window again, no empty batch");
+    assertTrue(ack(1, 5 * SECOND).stream().noneMatch(Confirmed.class::isInstance), "batch 2 is not acknowledged yet");
+    assertTrue(ack(2, 5 * SECOND).contains(new Confirmed(region)));
+  }
+
+  @Test
+  void aRefusedProbeIsSentAgainWhenTheReceiverAsksAndConfirmsOnlyThen() {
+    sent(handle(new LinkInput.Probe(region), 0));
+    // The receiver's gate was closed: it refused the batch, and asks for it again once it opens.
+    List<LinkEffect> effects = handle(new LinkInput.Ack(new DeliveryAck(0, true)), SECOND);
+    assertEquals(List.of(new DeliveryBatch(self, 1, List.of())), sent(effects));
+    assertTrue(effects.stream().noneMatch(Confirmed.class::isInstance), effects.toString());
+    assertEquals(List.of(new Confirmed(region)), ack(1, SECOND));
+  }
+
+  @Test
+  void aHoldingLinkSendsNothingMoreFromItsOutboxAndHandsItBackOnClosing() {
+    outbox.hand(msg(1), msg(2), msg(3), msg(4), msg(5), msg(6), msg(7));
+    List<DeliveryBatch> batches = sent(drain(0));
+    assertEquals(2, batches.size(), "the window is full; 7 waits");
+    handle(LinkInput.Hold.INSTANCE, 0);
+    // A node downed while a majority still confirmed it acknowledges for a moment: what waits must
+    // not follow into the window.
+    assertTrue(sent(ack(2, 0)).isEmpty(), "nothing more is sent");
+    assertTrue(sent(drain(0)).isEmpty());
+    List<LinkEffect> closed = handle(new LinkInput.Close(region), 0);
+    assertEquals(new Closed(region, List.of(), List.of(msg(7))), closed.get(0), "what waited goes back");
   }
 
   @Test

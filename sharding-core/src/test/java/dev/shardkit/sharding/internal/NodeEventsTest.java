@@ -36,10 +36,12 @@ class NodeEventsTest {
   }
 
   @Test
-  void unreachableHoldsTheNodeAndReachableLetsItGo() {
+  void unreachableHoldsTheNodeAndReachableMakesItReturning() {
     HeldNodes held = apply(new UnreachableMember(member(A, 1, MemberStatus.up())), HeldNodes.NONE);
     assertEquals(Set.of(A), held.addresses());
-    assertEquals(Set.of(), apply(new ReachableMember(member(A, 1, MemberStatus.up())), held).addresses());
+    HeldNodes back = apply(new ReachableMember(member(A, 1, MemberStatus.up())), held);
+    assertEquals(Set.of(A), back.addresses(), "held until a link to it is confirmed");
+    assertEquals(Set.of(), back.confirmed(A).addresses());
     assertEquals(A, NodeEvents.of(new UnreachableMember(member(A, 1, MemberStatus.up())), SELF).orElseThrow().node());
   }
 

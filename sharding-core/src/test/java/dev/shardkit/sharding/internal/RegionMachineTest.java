@@ -357,15 +357,84 @@ class RegionMachineTest {
   }
 
   @Test
-  void messagesForAnUnreachableNodeGoOnWhenItIsBackAndItsLinkResendsNow() {
+  void messagesForANodeBackFromUnreachableWaitUntilItsLinkIsConfirmedThenGoOn() {
     registered(1);
     protocol(new ShardHome("s1", region2, 1));
     in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), false)));
     caller(msg("s1", 1));
     List<RegionEffect> back = in(new RegionInput.Membership(
         new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), true)));
-    assertEquals(DeliveryLink.ResendNow.INSTANCE, of(ToLink.class, back).get(0).message());
-    assertEquals(List.of(msg("s1", 1)), of(OfferAlways.class, back).stream().map(OfferAlways::item).toList());
+    // Seen reachable is not kept: a Down decided on an older view may still come, and the node may
+    // refuse batches until a majority confirms it. Released now, the message would ride into a
+    // window that is lost with the node.
+    assertEquals(List.of(new DeliveryLink.Probe(self)), of(ToLink.class, back).stream().map(ToLink::message).toList(),
+        "the link probes (it sends its window again now, or an empty batch)");
+    assertTrue(of(OfferAlways.class, back).isEmpty(), "nothing released before the node is confirmed: " + back);
+    assertTrue(of(Publish.class, back).isEmpty(), "the shortcut still holds");
+    assertEquals(1, machine.held());
+
+    List<RegionEffect> confirmed = in(new RegionInput.LinkConfirmed(region2));
+    assertEquals(List.of(msg("s1", 1)), of(OfferAlways.class, confirmed).stream().map(OfferAlways::item).toList());
+    assertEquals(1, of(Publish.class, confirmed).size());
+    assertTrue(of(ToLink.class, confirmed).isEmpty(), "the probe sent the window again already");
+    assertTrue(notices(confirmed, Level.INFO).get(0).render().contains("reachable again"));
+    assertEquals(0, machine.held());
+    assertTrue(of(OfferAlways.class, in(new RegionInput.LinkConfirmed(region2))).isEmpty(), "once");
+  }
+
+  @Test
+  void aNodeDownedWhileItsLinkProbesKeepsWhatIsHeldForIt() {
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), false)));
+    caller(msg("s1", 1));
+    in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), true)));
+    in(new RegionInput.Membership(new ClusterChange.MemberChanged(member(2, MemberStatus.down()))));
+    List<RegionEffect> confirmed = in(new RegionInput.LinkConfirmed(region2));
+    assertTrue(of(OfferAlways.class, confirmed).isEmpty(), "a downed node gets nothing more: " + confirmed);
+    assertEquals(1, machine.held());
+  }
+
+  @Test
+  void theLinksToADownedNodeHoldWhatWaitsInThem() {
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    List<RegionEffect> downed = in(new RegionInput.Membership(
+        new ClusterChange.MemberChanged(member(2, MemberStatus.down()))));
+    assertEquals(List.of(DeliveryLink.Hold.INSTANCE), of(ToLink.class, downed).stream().map(ToLink::message).toList());
+    assertTrue(of(ToLink.class, in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(
+        member(2, MemberStatus.down()), false)))).isEmpty(), "held once");
+  }
+
+  @Test
+  void aConfirmationFromBeforeTheNodeWasUnreachableAgainReleasesNothing() {
+    registered(1);
+    protocol(new ShardHome("s1", region2, 1));
+    in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), false)));
+    caller(msg("s1", 1));
+    in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), true)));
+    in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), false)));
+    assertTrue(of(OfferAlways.class, in(new RegionInput.LinkConfirmed(region2))).isEmpty());
+    assertEquals(1, machine.held());
+
+    List<RegionEffect> back = in(new RegionInput.Membership(
+        new ClusterChange.ReachabilityChanged(member(2, MemberStatus.up()), true)));
+    assertEquals(List.of(new DeliveryLink.Probe(self)), of(ToLink.class, back).stream().map(ToLink::message).toList(),
+        "probed again");
+    assertEquals(List.of(msg("s1", 1)), of(OfferAlways.class, in(new RegionInput.LinkConfirmed(region2))).stream()
+        .map(OfferAlways::item).toList());
+  }
+
+  @Test
+  void aNodeNoLinkGoesToIsNotHeldOnceReachableAgain() {
+    registered(1);
+    in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(3, MemberStatus.up()), false)));
+    List<RegionEffect> back = in(new RegionInput.Membership(
+        new ClusterChange.ReachabilityChanged(member(3, MemberStatus.up()), true)));
+    assertTrue(of(ToLink.class, back).isEmpty(), "nothing to probe");
+    protocol(new ShardHome("s3", region3, 1));
+    List<RegionEffect> sent = caller(msg("s3", 1));
+    assertEquals(1, of(RegionEffect.Offer.class, sent).size(), "its shards are not held: " + sent);
   }
 
   @Test

@@ -92,7 +92,7 @@ class RegionRoutingTest {
   }
 
   @Test
-  void messagesForAnUnreachableNodeAreHeldWithoutAskingAndGoOnWhenItIsReachable() {
+  void messagesForAnUnreachableNodeAreHeldWithoutAskingAndGoOnWhenItIsReachableAndConfirmed() {
     RegionRouting routing = new RegionRouting(10);
     routing.home("s1", remote);
     NodeChange away = routing.nodeChanged(node, held -> held.unreachable(node, 1)).orElseThrow();
@@ -103,8 +103,11 @@ class RegionRoutingTest {
     routing.route(msg("s1", 2));
     assertEquals(Set.of(), routing.awaitingHome());
 
-    NodeChange back = routing.nodeChanged(node, held -> held.reachable(node, 1)).orElseThrow();
-    assertEquals(new NodeChange(true, List.of("s1"), List.of(msg("s1", 1), msg("s1", 2))), back);
+    assertEquals(Optional.empty(), routing.nodeChanged(node, held -> held.reachable(node, 1)), "returning: still held");
+    assertTrue(routing.isReturning(node));
+    assertEquals(new Held(false), routing.route(msg("s1", 3)));
+    NodeChange back = routing.nodeChanged(node, held -> held.confirmed(node)).orElseThrow();
+    assertEquals(new NodeChange(true, List.of("s1"), List.of(msg("s1", 1), msg("s1", 2), msg("s1", 3))), back);
     assertEquals(Optional.of("reachable again; messages for its 1 shard(s) go on"), back.report());
     assertEquals(new ToRegion(remote), routing.route(msg("s1", 4)));
   }

@@ -53,6 +53,9 @@ public interface SimHostWorld {
   /** The destination {@code destination} acknowledged {@code item}, which a link on {@code node} sent it. */
   void acknowledged(int node, ActorRef<Object> destination, Object item);
 
+  /** Node {@code node}'s region heard that its link to {@code destination} was confirmed after a probe. */
+  void linkConfirmed(int node, ActorRef<Object> destination);
+
   void trace(int node, String what, Object input, List<?> effects);
 
   /** A machine's log line, as the notice it reported. */

@@ -60,6 +60,10 @@ public final class SimLinkHost implements LinkPorts {
       input = new LinkInput.Close(close.replyTo());
     } else if (message instanceof DeliveryLink.Flush flush) {
       input = new LinkInput.Flush(flush.replyTo());
+    } else if (message instanceof DeliveryLink.Probe probe) {
+      input = new LinkInput.Probe(probe.replyTo());
+    } else if (message == DeliveryLink.Hold.INSTANCE) {
+      input = LinkInput.Hold.INSTANCE;
     } else if (message == DeliveryLink.ResendNow.INSTANCE) {
       input = LinkInput.ResendNow.INSTANCE;
     } else {
@@ -133,6 +137,11 @@ public final class SimLinkHost implements LinkPorts {
   @Override
   public void closed(ActorRef<Object> replyTo, List<Object> unacknowledged, List<Object> unsent) {
     world.send(node, replyTo, new DeliveryLink.Closed(outbox.destination(), unacknowledged, unsent));
+  }
+
+  @Override
+  public void confirmed(ActorRef<Object> replyTo) {
+    world.send(node, replyTo, new DeliveryLink.Confirmed(outbox.destination()));
   }
 
   @Override

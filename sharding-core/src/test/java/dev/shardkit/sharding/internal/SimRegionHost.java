@@ -85,6 +85,9 @@ public final class SimRegionHost implements RegionPorts {
       }
     } else if (message instanceof DeliveryLink.Flushed flushed) {
       input = new RegionInput.LinkFlushed(flushed.destination());
+    } else if (message instanceof DeliveryLink.Confirmed confirmed) {
+      input = new RegionInput.LinkConfirmed(confirmed.destination());
+      world.linkConfirmed(node, confirmed.destination());
     } else if (message instanceof ShardProtocol.EntitiesLive live) {
       input = new RegionInput.EntitiesLive(live);
     } else if (message instanceof GateKeeper.GateChanged change) {

@@ -146,6 +146,8 @@ public final class WireGolden {
             new Deliver("Counter", "13", "id-ü", 42),
             new Deliver("Counter", "14", "id-3", 43),
             new Deliver("Blob", "7", "b-1", 44)))),
+        // A link's probe when nothing is in flight: a batch with no items.
+        new Sample("DeliveryBatchEmpty", new DeliveryBatch(link, 7, List.of())),
         new Sample("DeliveryAckReadsCompact", new DeliveryAck(Long.MAX_VALUE, true)),
         new Sample("DeliveryAckNoResendReadsCompact", new DeliveryAck(0, false)),
         new Sample("ShardRefused", new ShardRefused("1000", "outside 0..999")),

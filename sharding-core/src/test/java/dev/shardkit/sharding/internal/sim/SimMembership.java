@@ -25,8 +25,14 @@ import org.apache.pekko.cluster.UniqueAddress;
  * drawn detection time; if it still is after {@code stable-after}, the split-brain resolver keeps
  * the majority: the majority marks the others down (and removes them), and the others down
  * themselves and shut down. A partition healed before that is seen reachable again after
- * 0.5–1.5 s. Leaves are graceful (the node's region shuts down first). The caller keeps faults
- * one at a time within a majority ({@link #healthyMajorityAfter}).
+ * 0.5–1.5 s. A node that thaws is seen reachable again view by view ({@link #returning}): each
+ * observer's own detector first, then its record by gossip, and the leader's view, on which the
+ * resolver decides, may be among the last, so some nodes see the node reachable before the Down
+ * decided on the leader's older view reaches them. Leaves are graceful (the node's region shuts
+ * down first). The caller keeps faults one at a time within a majority
+ * ({@link #healthyMajorityAfter}).
+ *
+ * <p>The truth's unreachable set is the leader's view of reachability.
  */
 final class SimMembership {
 
@@ -69,6 +75,12 @@ final class SimMembership {
     final Set<Integer> unreachable = new LinkedHashSet<>();
     /** The members it saw removed; looked up only. */
     final Set<Integer> removed = new java.util.HashSet<>();
+    /**
+     * Members this view sees reachable again, from every observer's record it has, while the
+     * leader's view still has them unreachable: gossip of the leader's older view does not undo
+     * that (each observer's record is newer than the leader's copy of it). Looked up only.
+     */
+    final Set<Integer> returned = new java.util.HashSet<>();
     long lastGossip;
   }
 
@@ -152,13 +164,61 @@ final class SimMembership {
     scheduler.after(rng.millis("fd.detect", 2000, 4000), () -> detect(Set.of(n)));
     scheduler.at(thaw, () -> {
       frozenUntil.remove(n);
-      scheduler.after(rng.millis("fd.reachable", 500, 1500), () -> {
-        ClusterChange.Node member = truth.get(n);
-        if (member != null && member.status() != MemberStatus.down() && unreachable.remove(n)) {
-          gossip();
-        }
-      });
+      returning(n);
     });
+  }
+
+  /**
+   * A thawed node is heard again, observer by observer: each running observer's own failure
+   * detector marks it reachable after 0.5–1.5 s, and that record reaches each other view by gossip
+   * later. A view sees the node reachable once it has every observer's new record, so views see
+   * it at different times, and the leader's view, on which the split-brain resolver decides, may
+   * be among the last: a node some members already see reachable (and whose gate a majority may
+   * confirm) can still be downed by a decision taken on the leader's older view.
+   */
+  private void returning(int n) {
+    List<Integer> observers = new ArrayList<>();
+    for (int o : alive) {
+      if (o != n && truth.containsKey(o) && !minority.contains(o) && views.get(o).members.containsKey(n)) {
+        observers.add(o);
+      }
+    }
+    if (observers.isEmpty()) {
+      return;
+    }
+    long now = scheduler.now();
+    long[] own = new long[observers.size()];
+    for (int i = 0; i < own.length; i++) {
+      own[i] = now + rng.millis("fd.reachable", 500, 1500);
+    }
+    int leader = observers.get(0);
+    for (int v : observers) {
+      long at = 0;
+      for (int i = 0; i < own.length; i++) {
+        at = Math.max(at, own[i] + (observers.get(i) == v ? 0 : rng.millis("gossip.record", 50, 1200)));
+      }
+      if (v == leader) {
+        scheduler.at(at, () -> {
+          ClusterChange.Node member = truth.get(n);
+          if (member != null && member.status() != MemberStatus.down() && !frozenUntil.containsKey(n)
+              && unreachable.remove(n)) {
+            gossip();
+          }
+        });
+      } else {
+        scheduler.at(at, () -> whenRunning(v, () -> seenReachable(v, n)));
+      }
+    }
+  }
+
+  /** View {@code v} has every observer's record of {@code n} reachable, before the leader's view does. */
+  private void seenReachable(int v, int n) {
+    View view = views.get(v);
+    if (!alive.contains(v) || frozenUntil.containsKey(n) || !unreachable.contains(n) || !view.unreachable.remove(n)) {
+      return;
+    }
+    view.returned.add(n);
+    listener.changed(v, new ClusterChange.ReachabilityChanged(view.members.get(n), true));
   }
 
   /**
@@ -168,8 +228,34 @@ final class SimMembership {
    */
   boolean gateOpen(int n) {
     ClusterChange.Node member = truth.get(n);
-    return alive.contains(n) && !frozenUntil.containsKey(n) && !minority.contains(n) && !unreachable.contains(n)
-        && member != null && member.status() != MemberStatus.down();
+    return alive.contains(n) && !frozenUntil.containsKey(n) && !minority.contains(n)
+        && member != null && member.status() != MemberStatus.down()
+        && (!unreachable.contains(n) || confirmedByMajority(n));
+  }
+
+  /**
+   * A node the leader still sees unreachable, back from a pause: its gate keeper opens once more
+   * than half of the other members in service confirm it from their own views (it is a member there,
+   * not downed, and reachable for every observer they know of), as {@code MembershipCheck} decides.
+   */
+  private boolean confirmedByMajority(int n) {
+    int voters = 0;
+    int confirmed = 0;
+    for (Map.Entry<Integer, ClusterChange.Node> e : views.get(n).members.entrySet()) {
+      int v = e.getKey();
+      MemberStatus s = e.getValue().status();
+      if (v == n || !(s == MemberStatus.up() || s == MemberStatus.leaving() || s == MemberStatus.weaklyUp())) {
+        continue;
+      }
+      voters++;
+      View view = views.get(v);
+      ClusterChange.Node seen = view.members.get(n);
+      if (connected(n, v) && !frozenUntil.containsKey(v) && seen != null && seen.status() != MemberStatus.down()
+          && !view.unreachable.contains(n)) {
+        confirmed++;
+      }
+    }
+    return 2 * confirmed > voters;
   }
 
   /** When node {@code n} thaws; -1 if it is not frozen. */
@@ -234,6 +320,9 @@ final class SimMembership {
       if (member != null && member.status() != MemberStatus.down()
           && (!alive.contains(s) || minority.contains(s) || frozenUntil.containsKey(s))) {
         changed |= unreachable.add(s);
+        for (View view : views.values()) {
+          view.returned.remove(s);
+        }
       }
     }
     if (changed) {
@@ -350,8 +439,9 @@ final class SimMembership {
         listener.changed(n, new ClusterChange.MemberChanged(removedMembers.get(known)));
       }
     }
+    view.returned.removeIf(u -> !unreachable.contains(u));
     for (int u : unreachable) {
-      if (view.members.containsKey(u) && view.unreachable.add(u)) {
+      if (view.members.containsKey(u) && !view.returned.contains(u) && view.unreachable.add(u)) {
         listener.changed(n, new ClusterChange.ReachabilityChanged(view.members.get(u), false));
       }
     }

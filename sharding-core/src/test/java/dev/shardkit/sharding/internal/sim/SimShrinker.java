@@ -27,9 +27,10 @@ final class SimShrinker {
 
   /**
    * @param failing a scenario whose run broke {@code invariant}
+   * @param freezeOldest whether it ran with the freeze-oldest family's settings
    * @param maxRuns how many more runs shrinking may take (each is a whole simulated run)
    */
-  static Shrunk shrink(SimScenario failing, ClusterSim.Outcome failed, int maxRuns) {
+  static Shrunk shrink(SimScenario failing, boolean freezeOldest, ClusterSim.Outcome failed, int maxRuns) {
     String invariant = failed.violation().invariant();
     List<Integer> kept = new ArrayList<>();
     for (int i = 0; i < failing.actions().size(); i++) {
@@ -43,7 +44,7 @@ final class SimShrinker {
       for (int k = kept.size() - 1; k >= 0 && runs < maxRuns; k--) {
         List<Integer> fewer = new ArrayList<>(kept);
         fewer.remove(k);
-        ClusterSim.Outcome outcome = ClusterSim.run(keeping(failing, fewer), false);
+        ClusterSim.Outcome outcome = ClusterSim.run(keeping(failing, fewer), freezeOldest, false);
         runs++;
         if (outcome.violation() != null && outcome.violation().invariant().equals(invariant)) {
           kept = fewer;

@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -66,20 +67,32 @@ class RegionEntranceTest {
         if (msg instanceof Asked asked) {
           Behavior<Ledger.Command> next = target.apply(c, new Ledger.Msg(asked.sender(), asked.seq()));
           asked.replyTo().tell(asked.seq());
+          countProcessed(asked.sender());
           return next;
         }
-        return target.apply(c, msg);
+        Behavior<Ledger.Command> next = target.apply(c, msg);
+        if (msg instanceof Ledger.Msg m) {
+          countProcessed(m.sender());
+        }
+        return next;
       }
     }, ledger.entity(ctx));
   }
 
-  /** How many of {@code sender}'s messages the ledger has counted, over every entity. */
-  long counted(String sender, List<String> entities) {
-    long n = 0;
-    for (String id : entities) {
-      n += ledger.received(id, sender);
+  /** Messages processed per sender, over every entity; {@link #progress} is notified every 100. */
+  final Map<String, AtomicLong> processed = new ConcurrentHashMap<>();
+  final Object progress = new Object();
+
+  AtomicLong processed(String sender) {
+    return processed.computeIfAbsent(sender, k -> new AtomicLong());
+  }
+
+  void countProcessed(String sender) {
+    if (processed(sender).incrementAndGet() % 100 == 0) {
+      synchronized (progress) {
+        progress.notifyAll();
+      }
     }
-    return n;
   }
 
   @Test
@@ -132,9 +145,11 @@ class RegionEntranceTest {
               Thread.sleep(100);
               // Unpaced senders on a slow machine would fill the remote-delivery buffer, whose drops
               // are a documented overflow (BurstDeliveryTest), not what this test is about: a
-              // sender goes on only while at most 40 of its rounds are not yet counted.
-              while (!moved.get() && (long) seq * entities.size() - counted(name, entities) > 40L * entities.size()) {
-                Thread.sleep(20);
+              // sender goes on only while at most 40 of its rounds are not yet processed.
+              synchronized (progress) {
+                while (!moved.get() && (long) seq * entities.size() - processed(name).get() > 40L * entities.size()) {
+                  progress.wait(100);
+                }
               }
             } catch (InterruptedException ex) {
               throw new IllegalStateException(ex);

@@ -49,7 +49,8 @@ final class HomeBelief {
   /**
    * @param told how the home was told
    * @param known the region knows a home for the shard (here or elsewhere)
-   * @param regionDead the named region has been seen terminated
+   * @param regionDead the named region has been seen terminated, or is on a node that is not a
+   *     member in this node's view
    * @param oldHomeClosing the shard's known home is a region that is gone, whose link has not
    *     handed back yet
    * @param handingOff the shard is being handed off from this region
@@ -67,7 +68,7 @@ final class HomeBelief {
       }
     }
     if (regionDead) {
-      return new Ignore("that region is gone; asking again later");
+      return new Ignore("that region is gone, or on a node this one does not know as a member; asking again later");
     }
     if (oldHomeClosing) {
       return new Ignore("the old home's link is not closed yet");

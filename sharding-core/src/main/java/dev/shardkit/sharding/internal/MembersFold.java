@@ -72,6 +72,23 @@ public final class MembersFold {
     }
   }
 
+  /**
+   * Whether {@code node} may host a region this node can reach: it is a member in this view (any
+   * status but removed), or the view is still empty (nothing heard yet). A node this view has no
+   * member at is gone (removed) or was never seen (removed before this node joined).
+   */
+  boolean mayBeMemberAt(Address node) {
+    if (members.isEmpty()) {
+      return true;
+    }
+    for (UniqueAddress id : members.keySet()) {
+      if (id.address().equals(node)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether the membership is known: a {@link ClusterChange.Members} was folded in. */
   boolean known() {
     return known;

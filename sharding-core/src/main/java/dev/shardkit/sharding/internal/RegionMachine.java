@@ -81,6 +81,8 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   /** The region's path with its address, as the benchmarks read it in the up-front line. */
   private final String selfName;
   private final UniqueAddress selfNode;
+  /** This node's view of the members, to tell a home on a node it does not know of ({@link #isGone}). */
+  private final MembersFold members;
   private final MessageExtractor<Object, Object> extractor;
   private final ShardIdBounds shardIds;
   private final Function<Class<?>, Optional<String>> serializability;
@@ -134,6 +136,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     this.self = self;
     this.selfName = selfName;
     this.selfNode = selfNode;
+    this.members = new MembersFold(selfNode.address());
     this.extractor = extractor;
     this.shardIds = shardIds;
     this.serializability = serializability;
@@ -243,6 +246,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     } else if (input instanceof RegionInput.LinksIdle idle) {
       onLinksIdle(idle.idle());
     } else if (input instanceof RegionInput.Membership m) {
+      members.apply(m.change());
       onNodeEvent(m.change());
     } else if (input instanceof RegionInput.Gate g) {
       if (g.change() == GateKeeper.GateChanged.DOWN) {
@@ -530,7 +534,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     String shardId = home.shardId();
     placedHere.remove(shardId);
     HomeBelief.Decision decision = HomeBelief.decide(HomeBelief.Told.ANSWER,
-        routing.table().knownHome(shardId) != null, regions.isDead(home.region()),
+        routing.table().knownHome(shardId) != null, isGone(home.region()),
         routing.closingFor(shardId) || oldHomeMayHandBack(shardId, home.region()),
         handOffs.isHandingOff(shardId), home.region().equals(self), cfg.proxyOnly(), hostedHere(shardId));
     if (decision instanceof HomeBelief.Ignore ignore) {
@@ -557,6 +561,19 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     }
     reroute(routing.release(shardId));
     publish();
+  }
+
+  /**
+   * Whether {@code region} has been seen terminated, or is on a node this region's view has no
+   * member at. A node that joined after another was downed may never see it as a member, so it
+   * would never hold its shards' messages the way the others do; a link opened there would send
+   * into nothing until remote death watch gives up, and then hand its messages back after newer
+   * ones had gone to the shard's next home (seed 1883121965477712675). The answer is not
+   * believed; the region asks again, and the coordinator names the next home once it too has seen
+   * the node removed.
+   */
+  private boolean isGone(ActorRef<Object> region) {
+    return regions.isDead(region) || !members.mayBeMemberAt(region.path().address());
   }
 
   /**
@@ -594,7 +611,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       boolean namesThisRegion = region.equals(self);
       HomeBelief.Decision decision = HomeBelief.decide(HomeBelief.Told.UP_FRONT,
           routing.table().knownHome(shardId) != null || starting.containsKey(shardId), !namesThisRegion
-              && regions.isDead(region), oldHomeMayHandBack(shardId, region), handOffs.isHandingOff(shardId),
+              && isGone(region), oldHomeMayHandBack(shardId, region), handOffs.isHandingOff(shardId),
           namesThisRegion, cfg.proxyOnly(), false);
       if (decision instanceof HomeBelief.HostHere) {
         if (routing.holds(shardId)) {

@@ -218,6 +218,25 @@ class RegionMachineTest {
   }
 
   @Test
+  void aHomeOnANodeThisViewHasNoMemberAtIsNotBelievedAndTheShardIsAskedForAgain() {
+    registered(1);
+    // This node joined after node 2 was downed: its view has nodes 1 and 3 only.
+    in(new RegionInput.Membership(new ClusterChange.MemberChanged(member(1, MemberStatus.up()))));
+    in(new RegionInput.Membership(new ClusterChange.MemberChanged(member(3, MemberStatus.up()))));
+    caller(msg("s1", 1));
+
+    List<RegionEffect> onGoneNode = protocol(new ShardHome("s1", region2, 1));
+    assertTrue(of(OfferAlways.class, onGoneNode).isEmpty(), "nothing is sent into a link to a node it never saw");
+    assertTrue(of(RegionEffect.StartLink.class, onGoneNode).isEmpty());
+    assertEquals(List.of(new GetShardHome("s1", self)), toldTo(coordinator, in(new RegionInput.TimerFired(
+        RegionTimer.RetryTick.INSTANCE, 1))), "asked for again at the next tick");
+
+    List<RegionEffect> next = protocol(new ShardHome("s1", region3, 1));
+    assertEquals(List.of(msg("s1", 1)), of(OfferAlways.class, next).stream().map(OfferAlways::item).toList(),
+        "the next home, on a node it knows, gets what was held");
+  }
+
+  @Test
   void pastTheBufferLimitMessagesAreDroppedAndAnUnserializableOneIsNotSent() {
     registered(1);
     for (int i = 1; i <= 3; i++) {

@@ -41,10 +41,14 @@ class ClusterSimulationTest {
    * and was downed half a second later on the leader's older view; one message sent after the
    * confirmation was lost unacknowledged); 1883121755765802309 and 1883128571599687085 (I7: a
    * region saw a thawed node reachable and released what it held for it into its link, lost when
-   * the node crashed; fixed by the probe before release, as the freeze-oldest seeds below).
+   * the node crashed; fixed by the probe before release, as the freeze-oldest seeds below);
+   * 1883121965477712675 (I3: a node that joined after another crashed, and never saw it as a
+   * member, was told a home on its region, sent into a link there, and got the messages back 10 s
+   * later behind newer ones that had gone to the next home; fixed in RegionMachine: a home on a
+   * node this region's view has no member at is not believed).
    */
   static final long[] REGRESSION_SEEDS = {1085, 7196, 1883086365002904798L, 1883127761064027045L, 1340,
-    1883121755765802309L, 1883128571599687085L};
+    1883121755765802309L, 1883128571599687085L, 1883121965477712675L};
 
   /**
    * Freeze-oldest seeds that found bugs, run every time in that family: 454, 691, 899, 1380 and

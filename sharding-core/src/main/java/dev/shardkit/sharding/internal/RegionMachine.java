@@ -573,7 +573,9 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
    * the node removed.
    */
   private boolean isGone(ActorRef<Object> region) {
-    return regions.isDead(region) || !members.mayBeMemberAt(region.path().address());
+    Address node = region.path().address();
+    // A reference on this node carries no host, and this node is a member whatever its view says.
+    return regions.isDead(region) || node.hasGlobalScope() && !members.mayBeMemberAt(node);
   }
 
   /**

@@ -82,6 +82,14 @@ final class RegionLinks {
     return links.containsKey(destination);
   }
 
+  private void toLinksAt(Address node, Object message) {
+    links.forEach((destination, outbox) -> {
+      if (destination.path().address().equals(node)) {
+        toLink.accept(outbox, message);
+      }
+    });
+  }
+
   /**
    * Closes the link to {@code destination}, which is gone; it answers {@code replyTo} with
    * {@link DeliveryLink.Closed}. Call only once no caller can still hand it messages.
@@ -118,29 +126,24 @@ final class RegionLinks {
    * not when their resend timeouts, grown while it was away, run out.
    */
   void resendNow(Address node) {
-    links.forEach((destination, outbox) -> {
-      if (destination.path().address().equals(node)) {
-        toLink.accept(outbox, DeliveryLink.ResendNow.INSTANCE);
-      }
-    });
+    toLinksAt(node, DeliveryLink.ResendNow.INSTANCE);
   }
 
   /**
    * The node {@code node} is reachable again: the links to it find out whether it takes batches
    * (they send what is unacknowledged now, as {@link #resendNow}, or an empty batch) and tell
    * {@code replyTo} once it acknowledged one.
-   *
-   * @return false if no link goes to that node
    */
-  boolean probe(Address node, ActorRef<Object> replyTo) {
-    boolean any = false;
-    for (Map.Entry<ActorRef<Object>, Outbox> e : links.entrySet()) {
-      if (e.getKey().path().address().equals(node)) {
-        toLink.accept(e.getValue(), new DeliveryLink.Probe(replyTo));
-        any = true;
-      }
+  void probe(Address node, ActorRef<Object> replyTo) {
+    toLinksAt(node, new DeliveryLink.Probe(replyTo));
+  }
+
+  /** As {@link #probe(Address, ActorRef)}, for the one link to {@code destination}. */
+  void probe(ActorRef<Object> destination, ActorRef<Object> replyTo) {
+    Outbox outbox = links.get(destination);
+    if (outbox != null) {
+      toLink.accept(outbox, new DeliveryLink.Probe(replyTo));
     }
-    return any;
   }
 
   /**

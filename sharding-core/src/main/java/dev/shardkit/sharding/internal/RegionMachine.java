@@ -557,7 +557,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       report(RegionNotice.hostedHereAlready(typeName, shardId, home.region()));
     } else {
       watch(home.region());
-      routing.home(shardId, new Remote(home.region(), links.outboxFor(home.region())));
+      routing.home(shardId, new Remote(home.region(), outboxTo(home.region())));
     }
     reroute(routing.release(shardId));
     publish();
@@ -622,7 +622,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
           placedHere.add(shardId);
         }
       } else if (decision instanceof HomeBelief.LivesThere) {
-        learned.put(shardId, remotes.computeIfAbsent(region, r -> new Remote(r, links.outboxFor(r))));
+        learned.put(shardId, remotes.computeIfAbsent(region, r -> new Remote(r, outboxTo(r))));
       }
     });
     // The told map iterates in no fixed order: shards start in the order of their ids.
@@ -682,6 +682,21 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     publish();
   }
 
+  /**
+   * The link to {@code region}, opened if there is none. A link opened to a returning node probes
+   * it at once: until the node acknowledges a batch it may still be on its way out (downed on a
+   * view older than this one), and what this region sends its shards is held until then, as for
+   * the links that were open when it came back.
+   */
+  private Outbox outboxTo(ActorRef<Object> region) {
+    boolean opens = !links.hasLinkTo(region);
+    Outbox outbox = links.outboxFor(region);
+    if (opens && routing.isReturning(region.path().address())) {
+      links.probe(region, self);
+    }
+    return outbox;
+  }
+
   private void watch(ActorRef<Object> region) {
     if (regions.watch(region)) {
       effects.add(new RegionEffect.Watch(region, new RegionInput.RegionTerminated(region)));
@@ -728,7 +743,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       HandOffMarker marker = new HandOffMarker(shardId, self, begin.handOffId());
       whenQuiet(shardId, () -> {
         if (!regions.isDead(begin.owner())) {
-          offerAlways(links.outboxFor(begin.owner()), marker);
+          offerAlways(outboxTo(begin.owner()), marker);
         }
       });
     } else if (!handOffs.isHandingOff(shardId)) {
@@ -890,9 +905,10 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
         // when they close, rather than to a node that is on its way out and may still acknowledge.
         links.hold(e.node());
       }
-      if (!wasReturning && routing.isReturning(e.node()) && !links.probe(e.node(), self)) {
-        // No link goes there, so nothing of its shards was sent or held for a link: nothing to wait for.
-        nodeChanged(e.node(), held -> held.confirmed(e.node()), false);
+      if (!wasReturning && routing.isReturning(e.node())) {
+        // With no link there yet, the node stays returning: the first link a new home there opens
+        // probes it (outboxTo), and what is sent to its shards waits for that answer.
+        links.probe(e.node(), self);
       }
     });
   }

@@ -445,15 +445,25 @@ class RegionMachineTest {
   }
 
   @Test
-  void aNodeNoLinkGoesToIsNotHeldOnceReachableAgain() {
+  void aNodeNoLinkGoesToStaysReturningAndTheLinkANewHomeThereOpensProbesIt() {
     registered(1);
     in(new RegionInput.Membership(new ClusterChange.ReachabilityChanged(member(3, MemberStatus.up()), false)));
     List<RegionEffect> back = in(new RegionInput.Membership(
         new ClusterChange.ReachabilityChanged(member(3, MemberStatus.up()), true)));
-    assertTrue(of(ToLink.class, back).isEmpty(), "nothing to probe");
-    protocol(new ShardHome("s3", region3, 1));
+    assertTrue(of(ToLink.class, back).isEmpty(), "nothing to probe yet");
+    // A home there told now (a rebalance onto the node back from its pause) must not take messages
+    // before the node is confirmed: a Down decided on an older view may still remove it, with them
+    // in the link's window (cluster simulation seed 1883123534969413690).
+    List<RegionEffect> home = protocol(new ShardHome("s3", region3, 1));
+    assertEquals(List.of(new DeliveryLink.Probe(self)), of(ToLink.class, home).stream().map(ToLink::message).toList(),
+        "the new link probes");
     List<RegionEffect> sent = caller(msg("s3", 1));
-    assertEquals(1, of(RegionEffect.Offer.class, sent).size(), "its shards are not held: " + sent);
+    assertTrue(of(RegionEffect.Offer.class, sent).isEmpty(), "held until the node is confirmed: " + sent);
+    assertEquals(1, machine.held());
+    assertTrue(of(ToLink.class, protocol(new ShardHome("s4", region3, 1))).isEmpty(), "one probe per link");
+    assertEquals(List.of(msg("s3", 1)), of(OfferAlways.class, in(new RegionInput.LinkConfirmed(region3))).stream()
+        .map(OfferAlways::item).toList());
+    assertEquals(1, of(RegionEffect.Offer.class, caller(msg("s3", 2))).size(), "confirmed: sent at once");
   }
 
   @Test

@@ -405,14 +405,17 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   }
 
   private void onRegisterAck(RegisterAck ack) {
-    CoordinatorFence.Ack outcome = registration.acknowledged(ack.coordinator(), ack.term());
-    if (outcome == CoordinatorFence.Ack.REFUSED) {
+    RegionRegistration.Acknowledged acknowledged = registration.acknowledged(ack.coordinator(), ack.term());
+    if (acknowledged.outcome() == CoordinatorFence.Ack.REFUSED) {
       refusedAtTerm(ack, ack.term());
       return;
     }
-    if (outcome == CoordinatorFence.Ack.NEW) {
+    if (acknowledged.outcome() == CoordinatorFence.Ack.NEW) {
       report(RegionNotice.registered(typeName, ack.coordinator(), ack.term()));
     }
+    // Told before the acknowledgement, so acted on before whatever the mailbox holds behind it (a
+    // hand-off of the same shard, say: told again through the mailbox, an older home would undo it).
+    acknowledged.toldAhead().forEach(this::onProtocol);
     routing.heldShards().forEach(registration::askHome);
   }
 

@@ -6,6 +6,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Register;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -79,25 +80,30 @@ final class RegionRegistration {
   }
 
   /**
-   * A coordinator acknowledged this region's registration at {@code term}.
+   * What an acknowledgement did.
    *
-   * @return {@link CoordinatorFence.Ack#NEW} if it is a new one (or a new term of the current one,
-   *     which restarted): it is watched from now on, and registered with directly (a coordinator
-   *     that just took over announces itself before the region registered with it, and the proxy
-   *     may still point at the old one until its node has left the cluster);
-   *     {@link CoordinatorFence.Ack#REFUSED} if it is older than the current one, which nothing
-   *     changes. A new one's homes and hand-offs that arrived before it are told to the region
-   *     again, now that it acts on them
+   * @param outcome {@link CoordinatorFence.Ack#NEW} if it came from a new coordinator (or a new
+   *     term of the current one, which restarted): it is watched from now on, and registered with
+   *     directly (a coordinator that just took over announces itself before the region registered
+   *     with it, and the proxy may still point at the old one until its node has left the
+   *     cluster); {@link CoordinatorFence.Ack#REFUSED} if it is older than the current one, which
+   *     nothing changes
+   * @param toldAhead the homes and hand-offs that coordinator told before it acknowledged, in the
+   *     order they arrived: the region acts on them at once, before anything told after the
+   *     acknowledgement (a hand-off it started since must not be undone by a home it told before)
    */
-  CoordinatorFence.Ack acknowledged(ActorRef<Object> by, long term) {
+  record Acknowledged(CoordinatorFence.Ack outcome, List<ShardingProtocol> toldAhead) {}
+
+  /** A coordinator acknowledged this region's registration at {@code term}. */
+  Acknowledged acknowledged(ActorRef<Object> by, long term) {
     CoordinatorFence.Ack ack = fence.acknowledged(by, term);
-    if (ack == CoordinatorFence.Ack.NEW) {
-      status.registered(by.path().toString(), term);
-      watch.accept(by);
-      registerWith(by);
-      ahead.acknowledgedAt(term).forEach(message -> send.accept(self, message));
+    if (ack != CoordinatorFence.Ack.NEW) {
+      return new Acknowledged(ack, List.of());
     }
-    return ack;
+    status.registered(by.path().toString(), term);
+    watch.accept(by);
+    registerWith(by);
+    return new Acknowledged(ack, ahead.acknowledgedAt(term));
   }
 
   /** Whether the region acts on a home or hand-off its coordinator sent at {@code term}. */

@@ -68,8 +68,8 @@ class RegionRegistrationTest {
   @Test
   void aNewCoordinatorIsWatchedAndRegisteredWithDirectlyOnce() {
     RegionRegistration registration = registration(false);
-    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorA, 1));
-    assertEquals(CoordinatorFence.Ack.SAME, registration.acknowledged(coordinatorA, 1), "the same coordinator again");
+    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorA, 1).outcome());
+    assertEquals(CoordinatorFence.Ack.SAME, registration.acknowledged(coordinatorA, 1).outcome(), "the same coordinator again");
     assertEquals(List.of(coordinatorA), watched);
     assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told);
     assertTrue(registration.registered());
@@ -82,14 +82,14 @@ class RegionRegistrationTest {
     registration.acknowledged(coordinatorB, 5);
     told.clear();
     watched.clear();
-    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorA, 4));
-    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorA, 5), "another at its term");
+    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorA, 4).outcome());
+    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorA, 5).outcome(), "another at its term");
     assertSame(coordinatorB, registration.coordinator());
     assertEquals(List.of(), told, "nothing is sent to a refused coordinator");
     assertFalse(registration.actsOn(4));
     assertTrue(registration.actsOn(5));
 
-    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorA, 6));
+    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorA, 6).outcome());
     assertSame(coordinatorA, registration.coordinator());
     assertEquals(List.of(coordinatorA), watched);
     assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told);
@@ -102,7 +102,7 @@ class RegionRegistrationTest {
     RegionRegistration registration = registration(false);
     registration.acknowledged(coordinatorA, 1);
     told.clear();
-    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorA, 2));
+    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorA, 2).outcome());
     assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told);
     assertFalse(registration.actsOn(1));
   }
@@ -113,10 +113,10 @@ class RegionRegistrationTest {
     registration.acknowledged(coordinatorA, 3);
     registration.terminated(coordinatorA);
     assertFalse(registration.actsOn(3), "nothing is acted on while registering");
-    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorB, 2));
-    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorB, 3), "another at its term");
+    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorB, 2).outcome());
+    assertEquals(CoordinatorFence.Ack.REFUSED, registration.acknowledged(coordinatorB, 3).outcome(), "another at its term");
     assertFalse(registration.registered());
-    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorB, 4));
+    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorB, 4).outcome());
     assertTrue(registration.actsOn(4));
   }
 
@@ -138,7 +138,7 @@ class RegionRegistrationTest {
   }
 
   @Test
-  void homesAndHandOffsToldAheadOfTheTermAreToldAgainOnceThatTermsCoordinatorAcknowledges() {
+  void homesAndHandOffsToldAheadOfTheTermAreGivenBackOnceThatTermsCoordinatorAcknowledges() {
     RegionRegistration registration = registration(false);
     registration.acknowledged(coordinatorA, 5);
     ShardHome older = new ShardHome("1", self, 4);
@@ -150,15 +150,15 @@ class RegionRegistrationTest {
     }
     told.clear();
 
-    registration.acknowledged(coordinatorB, 6);
-    assertEquals(List.of(new Told(coordinatorB, new Register(self, Set.of("1", "2"))), new Told(self, early),
-        new Told(self, handOff)), told, "what term 6 told early is told again, in order; term 4's is not");
+    assertEquals(List.of(early, handOff), registration.acknowledged(coordinatorB, 6).toldAhead(),
+        "what term 6 told early, in order; term 4's is not");
+    assertEquals(List.of(new Told(coordinatorB, new Register(self, Set.of("1", "2")))), told);
     assertTrue(registration.actsOn(6));
 
     told.clear();
-    registration.acknowledged(coordinatorA, 9);
-    assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told,
+    assertEquals(List.of(), registration.acknowledged(coordinatorA, 9).toldAhead(),
         "a term no coordinator acknowledged at (8) is never acted on");
+    assertEquals(List.of(new Told(coordinatorA, new Register(self, Set.of("1", "2")))), told);
   }
 
   @Test
@@ -189,7 +189,7 @@ class RegionRegistrationTest {
     RegionRegistration registration = registration(false);
     registration.acknowledged(coordinatorA, RegisterAck.NO_TERM);
     registration.terminated(coordinatorA);
-    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorB, RegisterAck.NO_TERM));
+    assertEquals(CoordinatorFence.Ack.NEW, registration.acknowledged(coordinatorB, RegisterAck.NO_TERM).outcome());
     assertTrue(registration.actsOn(RegisterAck.NO_TERM));
   }
 

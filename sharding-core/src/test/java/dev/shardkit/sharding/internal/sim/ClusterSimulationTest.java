@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * Runs the whole-cluster simulation ({@link ClusterSim}) for as many seeds as fit in a budget
  * ({@code -Dsim.budget=60s} by default), and with the default budget at least {@code -Dsim.minSeeds}
  * of them (1 000; it runs on until they have), on {@code -Dsim.threads} threads (2), from a base
- * seed printed at the start ({@code -Dsim.base=<n>} fixes it), and prints how many ran. A violated
+ * seed printed at the start ({@link SimSeeds#DEFAULT_BASE} unless {@code -Dsim.base=<n>} or
+ * {@code -Dsim.base=random}), and prints how many ran. A violated
  * invariant fails the test with the seed, the invariant, the scenario as one line and the last
  * steps, then the scenario shrunk to the actions that still break it ({@link SimShrinker}) with its
  * own last steps. {@code -Dsim.seed=<n>} replays one seed and prints its trace ({@code
@@ -98,7 +99,7 @@ class ClusterSimulationTest {
       check(ClusterSim.scenario(seed, MODELLED, true, true), true, " -Dsim.family=freezeOldest");
     }
     long budget = CoordinatorSimulationTest.budgetNanos(System.getProperty("sim.budget", "60s"));
-    long base = Long.getLong("sim.base", System.nanoTime() ^ System.currentTimeMillis() << 20);
+    long base = SimSeeds.base();
     long minSeeds = Long.getLong("sim.minSeeds", System.getProperty("sim.budget") == null ? 1000 : 0);
     int threads = Integer.getInteger("sim.threads", 2);
     System.out.println("Cluster simulation: base seed " + base + ", budget " + budget / 1_000_000 + " ms, at least "

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Runs the coordinator-only simulation ({@link CoordinatorOnlySim}) for as many seeds as fit in a
  * budget ({@code -Dsim.budget=30s} by default; {@code 2m}, {@code 500ms} work too), from a base
- * seed printed at the start ({@code -Dsim.base=<n>} fixes it), on {@code -Dsim.threads} threads
+ * seed printed at the start ({@link SimSeeds#DEFAULT_BASE} unless {@code -Dsim.base=<n>} or
+ * {@code -Dsim.base=random}), on {@code -Dsim.threads} threads
  * (2), and prints how many ran. With the default budget, as in CI, it runs on past the budget until
  * 1 000 seeds have run ({@code -Dsim.minSeeds} changes that): a slower simulation or machine takes
  * longer rather than checking less ({@link SimSeeds}). A
@@ -51,7 +52,7 @@ class CoordinatorSimulationTest {
       return;
     }
     long budget = budgetNanos(System.getProperty("sim.budget", "30s"));
-    long base = Long.getLong("sim.base", System.nanoTime() ^ System.currentTimeMillis() << 20);
+    long base = SimSeeds.base();
     int threads = Integer.getInteger("sim.threads", 2);
     long minSeeds = Long.getLong("sim.minSeeds", System.getProperty("sim.budget") == null ? 1000 : 0);
     System.out.println("Coordinator simulation: base seed " + base + ", budget " + budget / 1_000_000 + " ms, "

@@ -61,7 +61,13 @@ final class OwnerHandOffs<R, S> {
   }
 
   private static final class Move<R, S> {
-    final S shard;
+    /** The shard's actor; null while none runs here. */
+    S shard;
+    /**
+     * Started here for messages that came before the markers while no shard ran here: the move
+     * waits for it to run, then stops it like a shard that ran all along.
+     */
+    boolean starting;
     final int id;
     final Set<R> awaiting;
     /** The move of a shard that never started here, which a message for it before it completes declines. */
@@ -213,6 +219,49 @@ final class OwnerHandOffs<R, S> {
   }
 
   /**
+   * Messages for a shard being handed off came before the markers (from another region, whose
+   * marker is behind them, or held here when the move began) while no shard runs here. They
+   * belong to an incarnation here, not to the next home: forwarded there, they could arrive after
+   * newer messages their senders send there once they learn the new home. So the shard starts
+   * here for them, and the move waits for it ({@link #started}). Not for a move if unstarted,
+   * which such a message declines instead ({@link #declinable}).
+   *
+   * @return true if the shard is to be started now for the move; false if it runs or starts
+   *     already, is stopping, or no such move is in progress
+   */
+  boolean startFor(String shardId) {
+    Move<R, S> move = moves.get(shardId);
+    if (move == null || move.ifUnstarted || move.shard != null || move.starting || move.phase == Phase.STOPPING) {
+      return false;
+    }
+    move.starting = true;
+    return true;
+  }
+
+  /** Whether the move of {@code shardId} waits for the shard started here for it ({@link #startFor}). */
+  boolean awaitsStart(String shardId) {
+    Move<R, S> move = moves.get(shardId);
+    return move != null && move.starting;
+  }
+
+  /**
+   * The shard started for the move ({@link #startFor}) runs: it takes what came before the
+   * markers, and is told to stop once every route is closed.
+   *
+   * @return what to do now: {@link StopShard} if every route closed already
+   * @throws IllegalStateException if the move does not await a start
+   */
+  Optional<Step<S>> started(String shardId, S shard) {
+    Move<R, S> move = moves.get(shardId);
+    if (move == null || !move.starting) {
+      throw new IllegalStateException("no move of shard [" + shardId + "] awaits its start");
+    }
+    move.starting = false;
+    move.shard = shard;
+    return stepIfAllClosed(shardId, move);
+  }
+
+  /**
    * The shard's actor while it is being handed off and has not been told to stop: a message from
    * a region whose marker has not come yet was sent before that region stopped routing here, so
    * it belongs to this incarnation.
@@ -246,7 +295,7 @@ final class OwnerHandOffs<R, S> {
   }
 
   private Optional<Step<S>> stepIfAllClosed(String shardId, Move<R, S> move) {
-    if (move.phase != Phase.OWN_ROUTE_CLOSED || !move.awaiting.isEmpty()) {
+    if (move.phase != Phase.OWN_ROUTE_CLOSED || !move.awaiting.isEmpty() || move.starting) {
       return Optional.empty();
     }
     if (move.shard == null) {

@@ -454,11 +454,13 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       return;
     }
     declineMoveIfUnstarted(deliver.shardId());
-    // From a region whose marker has not come yet: it belongs to the incarnation still running.
+    // From a region whose marker has not come yet: it belongs to the incarnation still running,
+    // or to one started here for it if none runs.
     Optional<ActorRef<Object>> running = handOffs.stillRunning(deliver.shardId());
     if (running.isPresent()) {
       tell(running.get(), deliver);
     } else {
+      startForHandOff(deliver.shardId());
       route(deliver, true);
     }
   }
@@ -668,6 +670,16 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   }
 
   /** Starts the shard; what is held for it is released once it runs ({@link #onShardStarted}). */
+  /**
+   * A shard being handed off from here that does not run here gets messages sent before the
+   * markers: it starts here for them ({@link OwnerHandOffs#startFor}), unless it starts already.
+   */
+  private void startForHandOff(String shardId) {
+    if (handOffs.startFor(shardId) && !starting.containsKey(shardId)) {
+      startShard(shardId);
+    }
+  }
+
   private void startShard(String shardId) {
     int share = limitShares.started(shardId);
     starting.put(shardId, share);
@@ -679,8 +691,15 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     if (share == null) {
       return;
     }
-    routing.home(shardId, new Local(shard));
     limitShares.running(shardId, share, shard);
+    if (handOffs.awaitsStart(shardId)) {
+      // Started for what came before the markers of its hand-off: that goes to it, and the routes
+      // stay closed; it stops once every marker is in.
+      routing.release(shardId).forEach(deliver -> tell(shard, deliver));
+      handOffs.started(shardId, shard).ifPresent(this::perform);
+      return;
+    }
+    routing.home(shardId, new Local(shard));
     reroute(routing.release(shardId));
     publish();
   }
@@ -754,6 +773,9 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
           current instanceof Local l ? l.shard() : null, begin.regions(), self, begin.ifUnstarted()));
       awaited.sort(BY_PATH);
       awaited.forEach(this::watch);
+      if (routing.holds(shardId) || starting.containsKey(shardId)) {
+        startForHandOff(shardId);
+      }
       whenQuiet(shardId, () -> handOffs.ownRouteClosed(shardId, begin.handOffId()).ifPresent(this::perform));
     }
     if (routing.holds(shardId)) {

@@ -35,6 +35,39 @@ class OwnerHandOffsTest {
   }
 
   @Test
+  void aShardStartedForMessagesBeforeTheMarkersIsWaitedForAndThenStopped() {
+    handOffs.begin("s1", 2, null, Set.of("r1"), SELF);
+    assertEquals(Optional.empty(), handOffs.stillRunning("s1"));
+    assertTrue(handOffs.startFor("s1"), "a message came before r1's marker and no shard runs here");
+    assertFalse(handOffs.startFor("s1"), "it starts once");
+    assertTrue(handOffs.awaitsStart("s1"));
+    assertEquals(Optional.empty(), handOffs.ownRouteClosed("s1", 2));
+    assertEquals(Optional.empty(), handOffs.marker("s1", 2, "r1"), "every route is closed, but the shard is starting");
+    assertEquals(Optional.of(new StopShard<>("s1", "shard-s1")), handOffs.started("s1", "shard-s1"));
+    assertFalse(handOffs.awaitsStart("s1"));
+    assertEquals(Optional.of(new Stopped<>("s1", 2)), handOffs.shardTerminated("s1"));
+    assertThrows(IllegalStateException.class, () -> handOffs.started("s1", "shard-s1"), "no move awaits it");
+  }
+
+  @Test
+  void aShardStartedForAMoveTakesMessagesUntilItsMarkersAreIn() {
+    handOffs.begin("s1", 2, null, Set.of("r1"), SELF);
+    handOffs.startFor("s1");
+    assertEquals(Optional.empty(), handOffs.started("s1", "shard-s1"), "r1's marker is still awaited");
+    assertEquals(Optional.of("shard-s1"), handOffs.stillRunning("s1"));
+    assertFalse(handOffs.startFor("s1"), "it runs");
+  }
+
+  @Test
+  void noShardStartsForAMoveIfUnstartedOrOneThatRuns() {
+    handOffs.begin("s1", 1, null, Set.of("r1"), SELF, true);
+    assertFalse(handOffs.startFor("s1"), "a message declines a move if unstarted instead");
+    handOffs.begin("s2", 1, "shard-s2", Set.of("r1"), SELF);
+    assertFalse(handOffs.startFor("s2"));
+    assertFalse(handOffs.startFor("s3"), "no move");
+  }
+
+  @Test
   void theOwnRouteClosingLastStopsTheShard() {
     handOffs.begin("s1", 1, "shard-s1", Set.of("r1"), SELF);
     assertEquals(Optional.empty(), handOffs.marker("s1", 1, "r1"));

@@ -357,6 +357,43 @@ class RegionMachineTest {
   }
 
   @Test
+  void anOwnerHoldingMessagesForAShardThatDoesNotRunHereStartsItForThemBeforeHandingItOff() {
+    // Cluster simulation seed 1883122490845188542: a new coordinator named this region home of a
+    // shard it had handed off before; another region sent it messages, held here waiting for a
+    // home, and then the node left. Sent on to the next home, they arrived there after newer ones
+    // their sender sent there directly once it had learned the next home.
+    registered(1);
+    in(new RegionInput.FromRegion(msg("s1", 1)));
+    List<RegionEffect> begin = protocol(new BeginHandOff("s1", self, Set.of(self, region2), 7, 1, false));
+    assertEquals(List.of(new StartShard("s1", Integer.MAX_VALUE)), of(StartShard.class, begin),
+        "started here for what came before the markers");
+    ActorRef<Object> shard = shards.get("s1");
+    assertEquals(List.of(msg("s1", 1)), toldTo(shard, begin));
+    assertTrue(of(Publish.class, begin).stream().noneMatch(p -> p.table().knownHome("s1") != null),
+        "the routes to it stay closed");
+
+    List<RegionEffect> more = in(new RegionInput.FromRegion(msg("s1", 2)));
+    assertEquals(List.of(msg("s1", 2)), toldTo(shard, more), "region2's marker has not come: it is for this shard");
+    assertEquals(List.of(ShardProtocol.HandOff.INSTANCE), toldTo(shard, protocol(new HandOffMarker("s1", region2, 7))));
+    assertEquals(List.of(new ShardingProtocol.ShardStopped("s1", self, 7)),
+        toldTo(coordinator, in(new RegionInput.ShardTerminated("s1"))));
+  }
+
+  @Test
+  void aMessageFromAnotherRegionBeforeItsMarkerStartsAShardThatDoesNotRunHere() {
+    registered(1);
+    List<RegionEffect> begin = protocol(new BeginHandOff("s1", self, Set.of(self, region2), 7, 1, false));
+    assertTrue(of(StartShard.class, begin).isEmpty(), "nothing for it yet");
+    List<RegionEffect> from = in(new RegionInput.FromRegion(msg("s1", 1)));
+    assertEquals(1, of(StartShard.class, from).size());
+    assertEquals(List.of(msg("s1", 1)), toldTo(shards.get("s1"), from));
+    assertTrue(toldTo(coordinator, from).stream().noneMatch(m -> m instanceof ShardingProtocol.HandOffDeclined),
+        "a hand-off that is not a move if unstarted goes on");
+    assertEquals(List.of(ShardProtocol.HandOff.INSTANCE),
+        toldTo(shards.get("s1"), protocol(new HandOffMarker("s1", region2, 7))));
+  }
+
+  @Test
   void aMessageFromAnotherRegionDeclinesAMoveIfUnstartedAndTheShardStartsHere() {
     registered(1);
     protocol(new BeginHandOff("s1", self, Set.of(self, region2), 9, 1, true));

@@ -669,7 +669,6 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     });
   }
 
-  /** Starts the shard; what is held for it is released once it runs ({@link #onShardStarted}). */
   /**
    * A shard being handed off from here that does not run here gets messages sent before the
    * markers: it starts here for them ({@link OwnerHandOffs#startFor}), unless it starts already.
@@ -680,6 +679,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     }
   }
 
+  /** Starts the shard; what is held for it is released once it runs ({@link #onShardStarted}). */
   private void startShard(String shardId) {
     int share = limitShares.started(shardId);
     starting.put(shardId, share);

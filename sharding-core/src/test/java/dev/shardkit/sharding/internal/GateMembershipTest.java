@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.shardkit.sharding.internal.GateInput.Membership.Kind;
 import dev.shardkit.sharding.internal.MembershipCheck.Status;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.pekko.actor.Address;
@@ -15,7 +16,10 @@ import org.apache.pekko.cluster.UniqueAddress;
 import org.apache.pekko.util.Version;
 import org.junit.jupiter.api.Test;
 
-/** Pekko's cluster events as the gate machine's input: the view they fold into, and what each says of this node. */
+/**
+ * Pekko's cluster events, and the same as {@link ClusterChange}s, as the gate machine's input: the
+ * view they fold into, and what each says of this node.
+ */
 class GateMembershipTest {
   private static final UniqueAddress SELF = node(0, 1);
   private static final Departure.ShutdownReason NONE = Departure.ShutdownReason.NONE;
@@ -107,5 +111,55 @@ class GateMembershipTest {
     GateInput.Membership m = apply(new ClusterEvent.MemberDowned(member(node(0, 99), MemberStatus.down())));
     assertEquals(Kind.OTHER, m.kind());
     assertEquals(Status.UP, m.view().self().status());
+  }
+
+  private static ClusterChange.Node changed(UniqueAddress node, MemberStatus status) {
+    return new ClusterChange.Node(node, status, Set.of(), 1, "1.0.0");
+  }
+
+  private GateInput.Membership apply(ClusterChange change) {
+    return fold.apply(change, NONE);
+  }
+
+  @Test
+  void clusterChangesFoldIntoTheSameViews() {
+    GateInput.Membership m = apply(new ClusterChange.Members(List.of(changed(node(1, 5), MemberStatus.up())),
+        Set.of()));
+    assertEquals(checked(SELF, Status.REMOVED), m.view().self(), "not joined yet");
+    apply(new ClusterChange.MemberChanged(changed(SELF, MemberStatus.up())));
+    apply(new ClusterChange.MemberChanged(changed(node(2, 6), MemberStatus.leaving())));
+    m = apply(new ClusterChange.ReachabilityChanged(changed(node(1, 5), MemberStatus.up()), false));
+    assertEquals(new MembershipCheck.View(checked(SELF, Status.UP),
+        Map.of(node(1, 5).address().toString(), checked(node(1, 5), Status.UP),
+            node(2, 6).address().toString(), checked(node(2, 6), Status.LEAVING)),
+        Set.of(node(1, 5).address().toString())), m.view());
+    assertEquals(Kind.OTHER, m.kind());
+
+    m = apply(new ClusterChange.MemberChanged(changed(node(1, 5), MemberStatus.removed())));
+    assertEquals(Set.of(node(2, 6).address().toString()), m.view().others().keySet());
+    assertEquals(Set.of(), m.view().unreachable());
+
+    m = apply(new ClusterChange.Members(List.of(changed(SELF, MemberStatus.up()),
+        changed(node(2, 6), MemberStatus.up())), Set.of(SELF)));
+    assertEquals(Kind.SEEN_UNREACHABLE, m.kind(), "a snapshot in which some member sees this node unreachable");
+  }
+
+  @Test
+  void whatAClusterChangeSaysOfThisNode() {
+    apply(new ClusterChange.MemberChanged(changed(SELF, MemberStatus.up())));
+    assertEquals(Kind.SEEN_UNREACHABLE,
+        apply(new ClusterChange.ReachabilityChanged(changed(SELF, MemberStatus.up()), false)).kind());
+    assertEquals(Kind.OTHER,
+        apply(new ClusterChange.ReachabilityChanged(changed(SELF, MemberStatus.up()), true)).kind());
+    assertEquals(Kind.OTHER, apply(new ClusterChange.MemberChanged(changed(node(1, 5), MemberStatus.down()))).kind());
+
+    GateInput.Membership downed = apply(new ClusterChange.MemberChanged(changed(SELF, MemberStatus.down())));
+    assertEquals(Kind.DOWNED, downed.kind());
+    GateInput.Membership removed = apply(new ClusterChange.MemberChanged(changed(SELF, MemberStatus.removed())));
+    assertEquals(Kind.REMOVED, removed.kind());
+    assertEquals(Status.DOWN, removed.previous(), "its status before the removal");
+    assertEquals(new MembershipCheck.View(checked(SELF, Status.REMOVED), Map.of(), Set.of()), removed.view());
+
+    assertEquals(Kind.SHUTTING_DOWN, apply(new ClusterChange.ShuttingDown()).kind());
   }
 }

@@ -29,7 +29,8 @@ import org.apache.pekko.cluster.MemberStatus;
  * and outboxes ({@link SimLinkHost}), the real {@link dev.shardkit.sharding.internal.ShardMachine}s
  * ({@link SimShardHost}) with {@link SimEntity} incarnations, and the real coordinator machine as a
  * singleton on the oldest node (as {@link CoordinatorOnlySim} runs it, whose membership, network,
- * store and singleton this extends). Traffic is numbered per sender node and entity, and each
+ * store, singleton and gate keepers this extends: the region subscribes to its node's keeper, and
+ * shards, entities and coordinator loads wait for the gate that keeper keeps). Traffic is numbered per sender node and entity, and each
  * message's fate is kept ({@link SimLedger}). One seed, one thread.
  *
  * <p>Invariants: I1 and I9 as the coordinator-only simulation checks them; I2 (one incarnation of
@@ -79,7 +80,10 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     final int node;
     final ActorRef<Object> ref;
     final Runnable terminated;
+    /** Its termination was told to the watcher (which may lose it on the way). */
     boolean fired;
+    /** The watcher has heard of it. */
+    boolean heard;
 
     Watch(int node, ActorRef<Object> ref, Runnable terminated) {
       this.node = node;
@@ -236,32 +240,25 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     after(n, 0, () -> {
       region.start();
       region.receive(membership.snapshot(n));
+      gateSubscribe(n, region.ref());
     });
     after(n, rng.millis("traffic.phase." + n, 1, 50), () -> traffic(n));
-    after(n, 100 * MS, () -> gateRound(n, true));
     if (n == 0) {
       scheduler.after(100 * MS, this::checkBounds);
     }
   }
 
-  /**
-   * The node's delivery gate as its region hears of it: closed while the node is not a confirmed
-   * reachable member (the membership model's {@link SimMembership#gateOpen}: after a pause, once
-   * more than half of the other members see it reachable and not downed in their own views; looked
-   * at every 100 ms, as the gate keeper's rounds find it; the keeper's machine itself is not
-   * simulated yet), opened again once it is.
-   */
-  private void gateRound(int n, boolean wasOpen) {
-    SimRegionHost region = regionHosts.get(n);
-    if (region == null || region.isStopped()) {
-      return;
+  /** The region subscribes to its node's gate keeper as it starts, and hears of the gate's changes. */
+  @Override
+  void gateChanged(int node, List<ActorRef<Object>> subscribers, Object change) {
+    for (ActorRef<Object> subscriber : subscribers) {
+      send(node, subscriber, change);
     }
-    boolean open = gateOpen(n);
-    if (open != wasOpen) {
-      region.receive(open ? dev.shardkit.sharding.internal.SimGateChanges.OPENED
-          : dev.shardkit.sharding.internal.SimGateChanges.CLOSED);
-    }
-    after(n, 100 * MS, () -> gateRound(n, open));
+  }
+
+  @Override
+  void gateWatch(int node, ActorRef<Object> subscriber, Runnable gone) {
+    watch(node, subscriber, gone);
   }
 
   /** I8, every 100 ms: what regions and shards hold stays within buffer-size. */
@@ -316,10 +313,12 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     }
     if (change instanceof ClusterChange.MemberChanged changed && changed.node().status() == MemberStatus.removed()) {
       int gone = nodeOf(changed.node().id().address());
-      // Remote death watch: what the watcher's node sees removed has terminated.
+      // Remote death watch: what the watcher's node sees removed has terminated, also if the
+      // actor's own stop was told and lost on the way (the node quarantined its sender).
       for (Watch w : watches) {
-        if (!w.fired && w.node == node && nodeOf(w.ref) == gone) {
-          fire(w, node);
+        if (!w.heard && w.node == node && nodeOf(w.ref) == gone) {
+          w.fired = true;
+          network.send(node, node, () -> after(node, 0, () -> hear(w)));
         }
       }
     }
@@ -529,37 +528,18 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     stoppedActor(shard.ref);
   }
 
-  /** A message that reached no one: a traffic message in it is lost (I5 does not allow that cause). */
+  /**
+   * A message that reached no one: a traffic message in it is lost (I5 does not allow that cause),
+   * unless its node is out of the cluster (its gate is down): there the region has stopped, and
+   * what is still told to it is lost with the node, which ends.
+   */
   private void deadLetter(int node, Object message, String where) {
     SimMsg m = simMsg(message);
     if (m != null) {
-      ledger.lost(m, node, SimLedger.Cause.DEAD_LETTER);
-      trace(node, "dead letter", message, List.of(where));
+      SimLedger.Cause cause = gateDown(node) ? SimLedger.Cause.DOWNED : SimLedger.Cause.DEAD_LETTER;
+      ledger.lost(m, node, cause);
+      trace(node, "dead letter", message, List.of(where, cause));
     }
-  }
-
-  boolean gateOpen(int node) {
-    return membership.gateOpen(node);
-  }
-
-  /** Runs {@code action} on {@code node} once its delivery gate is open, looking every 100 ms. */
-  void whenGateOpen(int node, Runnable action) {
-    after(node, 100 * MS, () -> {
-      if (gateOpen(node)) {
-        action.run();
-      } else {
-        whenGateOpen(node, action);
-      }
-    });
-  }
-
-  @Override
-  public void after(int node, long nanos, Runnable action) {
-    scheduler.after(nanos, () -> membership.whenRunning(node, () -> {
-      if (membership.alive(node)) {
-        action.run();
-      }
-    }));
   }
 
   private static SimMsg simMsg(Object message) {
@@ -646,7 +626,15 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       return;
     }
     w.fired = true;
-    network.send(from, w.node, () -> after(w.node, 0, w.terminated));
+    network.send(from, w.node, () -> after(w.node, 0, () -> hear(w)));
+  }
+
+  /** The watcher hears that what it watched has terminated, once, however it learned it. */
+  private void hear(Watch w) {
+    if (!w.heard) {
+      w.heard = true;
+      w.terminated.run();
+    }
   }
 
   @Override

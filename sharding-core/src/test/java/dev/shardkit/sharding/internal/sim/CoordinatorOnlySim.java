@@ -5,9 +5,12 @@ import dev.shardkit.sharding.internal.ClusterChange;
 import dev.shardkit.sharding.internal.CoordinatorConfig;
 import dev.shardkit.sharding.internal.CoordinatorInput;
 import dev.shardkit.sharding.internal.CoordinatorMachine;
+import dev.shardkit.sharding.internal.GateProtocol.ConfirmMember;
+import dev.shardkit.sharding.internal.GateProtocol.MemberConfirmed;
 import dev.shardkit.sharding.internal.ShardIdBounds;
 import dev.shardkit.sharding.internal.ShardingProtocol;
 import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
+import dev.shardkit.sharding.internal.SimGateHost;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,8 +31,10 @@ import org.apache.pekko.cluster.MemberStatus;
  * a singleton on the oldest node (taken over after its node is removed and the removal margin has
  * passed, handed over when its node leaves), and each node has a stub region
  * ({@link SimStubRegion}); membership, network and store are models ({@link SimMembership},
- * {@link SimNetwork}, {@link SimCoordinatorStore}). Everything runs on one simulated clock, in an
- * order that the seed alone decides. One instance runs one seed, on one thread.
+ * {@link SimNetwork}, {@link SimCoordinatorStore}); each node's delivery gate is kept by the real
+ * gate machine ({@link SimGateHost}), whose keepers ask each other over the simulated network.
+ * Everything runs on one simulated clock, in an order that the seed alone decides. One instance
+ * runs one seed, on one thread.
  *
  * <p>Invariants checked as it runs: the store never gives a shard two homes (I1), the active
  * coordinator's stored state is the fold of what it stored since it loaded and agrees with the
@@ -45,6 +50,9 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   static final Comparator<ActorRef<Object>> BY_PATH = Comparator.comparing(r -> r.path().toString());
   static final long MS = 1_000_000L;
   static final Duration MARGIN = Duration.ofSeconds(4);
+  /** The delivery gate's settings, shardkit's defaults ({@code shardkit.sharding.delivery-gate}). */
+  static final Duration PAUSE_THRESHOLD = Duration.ofSeconds(1);
+  static final Duration CONFIRM_INTERVAL = Duration.ofMillis(200);
 
   /** What a run of a seed came to. */
   record Result(SimScenario scenario, long steps, long hash, long simulatedMs, int superseded, SimViolation violation,
@@ -60,6 +68,11 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   final SimCoordinatorStore store;
   private final CoordinatorConfig[] configs = new CoordinatorConfig[SimNetwork.MAX_NODES];
   private final Map<Integer, SimStubRegion> regions = new TreeMap<>();
+  /** Each node's gate keeper, by node. */
+  private final SimGateHost[] gates = new SimGateHost[SimNetwork.MAX_NODES];
+  /** The node at each address, for the keepers' questions; looked up only. */
+  private final Map<String, Integer> nodesByAddress = new HashMap<>();
+  private final SimGateHost.World gateWorld = new GateWorld();
   private final Map<ActorRef<Object>, SimCoordinatorHost> hostsByRef = new HashMap<>();
   /** The coordinators running, in the order they started. */
   final List<SimCoordinatorHost> running = new ArrayList<>();
@@ -111,7 +124,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   Result run() {
     try {
       for (int n : membership.form(scenario.nodes())) {
-        addRegion(n);
+        addNode(n);
       }
       for (SimScenario.Action action : scenario.actions()) {
         scheduler.at(action.atMs() * MS, () -> act(action));
@@ -134,7 +147,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
     switch (action.kind()) {
       case JOIN -> {
         int n = membership.join();
-        addRegion(n);
+        addNode(n);
       }
       case CRASH -> {
         int n = target(action.onCoordinator());
@@ -194,6 +207,16 @@ class CoordinatorOnlySim implements SimMembership.Listener {
       return running.get(running.size() - 1).node;
     }
     return up.get(rng.stream("target").nextInt(up.size()));
+  }
+
+  /** A node joined the cluster (or formed it): it gets its gate keeper, subscribed to its view, and its region. */
+  private void addNode(int n) {
+    SimGateHost gate = new SimGateHost(gateWorld, n, SimRefs.keeper(n), SimMembership.id(n), CONFIRM_INTERVAL,
+        PAUSE_THRESHOLD);
+    gates[n] = gate;
+    nodesByAddress.put(SimRefs.address(n).toString(), n);
+    gate.membership(membership.snapshot(n));
+    addRegion(n);
   }
 
   /** A node joined the cluster (or formed it): it gets its region. */
@@ -307,6 +330,9 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   @Override
   public void changed(int node, ClusterChange change) {
     trace.step(now(), node, "membership", change, List.of());
+    if (membership.alive(node)) {
+      gates[node].membership(change);
+    }
     for (SimCoordinatorHost host : new ArrayList<>(running)) {
       if (host.node == node && !host.stopped) {
         host.handle(new CoordinatorInput.Membership(change));
@@ -337,11 +363,17 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   @Override
   public void ended(int node) {
     trace.step(now(), node, "node ended", null, List.of());
+    gates[node].stop();
     SimStubRegion region = regions.get(node);
     if (region != null) {
       region.died();
     }
     singletonCheck();
+  }
+
+  @Override
+  public void thawed(int node, long nanos) {
+    gates[node].paused(nanos);
   }
 
   @Override
@@ -392,25 +424,89 @@ class CoordinatorOnlySim implements SimMembership.Listener {
     });
   }
 
-  /** A store answer or a timer, on the coordinator's own node. */
   /**
-   * A coordinator waits for its node's delivery gate: told {@code GateOpened} once the node is
-   * confirmed a reachable member again (the gate keeper's rounds, looked at every 100 ms), never if
-   * it was downed (the node shuts down).
+   * A coordinator waits for its node's delivery gate: told {@code GateOpened} once it is open (its
+   * keeper confirmed the node a member again), never if it closed for good (the node is out).
    */
   void awaitGate(SimCoordinatorHost host) {
-    membership.whenRunning(host.node, () -> {
-      if (host.stopped || !membership.alive(host.node)) {
-        return;
-      }
-      if (membership.gateOpen(host.node)) {
+    whenGateOpen(host.node, () -> {
+      if (!host.stopped) {
         host.handle(new CoordinatorInput.GateOpened());
-      } else {
-        after(100 * MS, () -> awaitGate(host));
       }
     });
   }
 
+  // ---- the delivery gates
+
+  /** Whether node {@code node}'s delivery gate is open, as its keeper left it. */
+  boolean gateOpen(int node) {
+    return gates[node].isOpen();
+  }
+
+  /** Whether node {@code node}'s delivery gate is closed for good: the node is out of the cluster. */
+  boolean gateDown(int node) {
+    return gates[node].isDown();
+  }
+
+  /** Runs {@code action} on {@code node} once its delivery gate is open (soon if it is); never if it is down. */
+  void whenGateOpen(int node, Runnable action) {
+    gates[node].whenOpen(action);
+  }
+
+  /** {@code subscriber} (a region) subscribes to the gate keeper of its node. */
+  void gateSubscribe(int node, ActorRef<Object> subscriber) {
+    gates[node].subscribe(subscriber);
+  }
+
+  /** The keeper of {@code node} tells its subscribers of the gate's change; only the regions subscribe. */
+  void gateChanged(int node, List<ActorRef<Object>> subscribers, Object change) {}
+
+  /** The keeper of {@code node} watches a subscriber; only the regions subscribe. */
+  void gateWatch(int node, ActorRef<Object> subscriber, Runnable gone) {}
+
+  /** The keepers' world: the simulation's clock, network and trace. */
+  private final class GateWorld implements SimGateHost.World {
+    @Override
+    public long now() {
+      return CoordinatorOnlySim.this.now();
+    }
+
+    @Override
+    public void ask(int node, List<String> members, ConfirmMember question) {
+      for (String address : members) {
+        int to = nodesByAddress.get(address);
+        network.send(node, to, () -> gates[to].asked(question));
+      }
+    }
+
+    @Override
+    public void answer(int node, ActorRef<Object> to, MemberConfirmed answer) {
+      int n = nodeOf(to);
+      network.send(node, n, () -> gates[n].confirmed(answer));
+    }
+
+    @Override
+    public void notify(int node, List<ActorRef<Object>> subscribers, Object change) {
+      gateChanged(node, subscribers, change);
+    }
+
+    @Override
+    public void watch(int node, ActorRef<Object> ref, Runnable gone) {
+      gateWatch(node, ref, gone);
+    }
+
+    @Override
+    public void after(int node, long nanos, Runnable action) {
+      CoordinatorOnlySim.this.after(node, nanos, action);
+    }
+
+    @Override
+    public void trace(int node, String what, Object input, List<?> effects) {
+      CoordinatorOnlySim.this.trace(node, what, input, effects);
+    }
+  }
+
+  /** A store answer or a timer, on the coordinator's own node. */
   void toCoordinatorHost(SimCoordinatorHost host, CoordinatorInput input) {
     membership.whenRunning(host.node, () -> {
       if (!host.stopped && membership.alive(host.node)) {
@@ -488,7 +584,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   void started(SimStubRegion region, String shardId) {
     trace.step(now(), region.node, "shard started", shardId, List.of());
     // A node that was paused, or that the cluster has downed, may still run the shard until it
-    // notices: its entities are stopped by the delivery gate, which is not part of this simulation.
+    // notices: its entities are stopped by the delivery gate, which the stub regions do not consult.
     if (!inCluster(region.node)) {
       return;
     }
@@ -614,6 +710,15 @@ class CoordinatorOnlySim implements SimMembership.Listener {
 
   void after(long nanos, Runnable action) {
     scheduler.after(nanos, action);
+  }
+
+  /** Runs {@code action} on node {@code node} after {@code nanos}, once the node runs, if it is still alive. */
+  public void after(int node, long nanos, Runnable action) {
+    scheduler.after(nanos, () -> membership.whenRunning(node, () -> {
+      if (membership.alive(node)) {
+        action.run();
+      }
+    }));
   }
 
   void trace(int node, String what, Object input, List<?> effects) {

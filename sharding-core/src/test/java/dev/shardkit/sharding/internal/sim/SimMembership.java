@@ -46,6 +46,9 @@ final class SimMembership {
 
     /** A node began to leave: its region shuts down. */
     void leaving(int node);
+
+    /** A frozen node runs again after {@code nanos}: this is the first thing it does. */
+    void thawed(int node, long nanos);
   }
 
   private static final Set<String> NO_ROLES = Set.of();
@@ -164,6 +167,9 @@ final class SimMembership {
     scheduler.after(rng.millis("fd.detect", 2000, 4000), () -> detect(Set.of(n)));
     scheduler.at(thaw, () -> {
       frozenUntil.remove(n);
+      if (alive.contains(n)) {
+        listener.thawed(n, nanos);
+      }
       returning(n);
     });
   }
@@ -219,43 +225,6 @@ final class SimMembership {
     }
     view.returned.add(n);
     listener.changed(v, new ClusterChange.ReachabilityChanged(view.members.get(n), true));
-  }
-
-  /**
-   * Whether node {@code n}'s delivery gate is open: it runs, on the majority's side, and the
-   * cluster counts it as a reachable member that is not downed (what the gate keeper's confirmation
-   * round finds out after a pause or a partition).
-   */
-  boolean gateOpen(int n) {
-    ClusterChange.Node member = truth.get(n);
-    return alive.contains(n) && !frozenUntil.containsKey(n) && !minority.contains(n)
-        && member != null && member.status() != MemberStatus.down()
-        && (!unreachable.contains(n) || confirmedByMajority(n));
-  }
-
-  /**
-   * A node the leader still sees unreachable, back from a pause: its gate keeper opens once more
-   * than half of the other members in service confirm it from their own views (it is a member there,
-   * not downed, and reachable for every observer they know of), as {@code MembershipCheck} decides.
-   */
-  private boolean confirmedByMajority(int n) {
-    int voters = 0;
-    int confirmed = 0;
-    for (Map.Entry<Integer, ClusterChange.Node> e : views.get(n).members.entrySet()) {
-      int v = e.getKey();
-      MemberStatus s = e.getValue().status();
-      if (v == n || !(s == MemberStatus.up() || s == MemberStatus.leaving() || s == MemberStatus.weaklyUp())) {
-        continue;
-      }
-      voters++;
-      View view = views.get(v);
-      ClusterChange.Node seen = view.members.get(n);
-      if (connected(n, v) && !frozenUntil.containsKey(v) && seen != null && seen.status() != MemberStatus.down()
-          && !view.unreachable.contains(n)) {
-        confirmed++;
-      }
-    }
-    return 2 * confirmed > voters;
   }
 
   /** When node {@code n} thaws; -1 if it is not frozen. */

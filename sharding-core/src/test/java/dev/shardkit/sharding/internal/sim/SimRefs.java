@@ -45,6 +45,11 @@ final class SimRefs {
     return resolve(address(node) + "/system/shardkit-region-" + typeName + "/" + shardId + "#" + uid);
   }
 
+  /** The gate keeper of a node. */
+  static ActorRef<Object> keeper(int node) {
+    return resolve(address(node) + "/system/shardkit-gate");
+  }
+
   /** A region's {@code k}-th link on a node. */
   static ActorRef<Object> link(int node, String typeName, int k) {
     return resolve(address(node) + "/system/shardkit-region-" + typeName + "/link-" + k);

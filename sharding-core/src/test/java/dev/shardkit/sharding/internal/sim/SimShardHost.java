@@ -23,9 +23,9 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * One shard in the simulation: the real {@link ShardMachine} run by the real {@link ShardDriver},
  * with {@link ShardPorts} carried out by the simulation. Entities are {@link SimEntity}
- * incarnations; the delivery gate is the membership model's ({@link SimMembership#gateOpen}).
- * A message for an active entity takes the fast lane ({@link ShardMachine#activeFor}), as the
- * shard actor's delivery does.
+ * incarnations; the delivery gate is the one its node's keeper keeps
+ * ({@link dev.shardkit.sharding.internal.SimGateHost}). A message for an active entity takes the
+ * fast lane ({@link ShardMachine#activeFor}), as the shard actor's delivery does.
  */
 final class SimShardHost implements ShardPorts<SimEntity> {
 

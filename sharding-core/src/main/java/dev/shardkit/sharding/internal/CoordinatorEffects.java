@@ -11,6 +11,8 @@ import org.apache.pekko.actor.typed.ActorRef;
 final class CoordinatorEffects {
   private final EffectBuffer<CoordinatorEffect> buffer = new EffectBuffer<>();
   private final TimerTable<CoordinatorTimer> timers = new TimerTable<>();
+  /** Null unless the type remembers its entities. */
+  private StartConfirmations startConfirmations;
 
   EffectBuffer<CoordinatorEffect> buffer() {
     return buffer;
@@ -25,7 +27,23 @@ final class CoordinatorEffects {
   }
 
   void send(ActorRef<Object> to, ShardingProtocol message) {
+    if (startConfirmations != null && message instanceof ShardingProtocol.ShardHome home
+        && home.region().equals(to) && !home.confirmStart()) {
+      message = home.confirming();
+      if (startConfirmations.expect(home)) {
+        startTimer(new CoordinatorTimer.ConfirmStarts(), StartConfirmations.INTERVAL);
+      }
+    }
     buffer.add(new CoordinatorEffect.Send(to, message));
+  }
+
+  /**
+   * From now on every home told to its own region asks it to confirm the start, and is awaited
+   * in {@code confirmations}: for a type that remembers its entities, whatever path tells the home
+   * (a placement, the end of a move, an answer).
+   */
+  void confirmStartsIn(StartConfirmations confirmations) {
+    this.startConfirmations = confirmations;
   }
 
   void report(CoordinatorNotice notice) {

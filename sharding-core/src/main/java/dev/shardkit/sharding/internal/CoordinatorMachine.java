@@ -24,6 +24,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterProxy;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardStarted;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyTerminated;
@@ -86,6 +87,8 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
   private final IntSupplier handOffIds;
   private final MembersFold members;
   private final CoordinatorEffects out = new CoordinatorEffects();
+  /** Homes of shards with remembered entities their regions have not confirmed; replaced at every start-over. */
+  private StartConfirmations startConfirmations;
   /** Inputs that follow from the one being handled, handled right after it, in order. */
   private final ArrayDeque<CoordinatorInput> followUps = new ArrayDeque<>();
   private final Backoff.Retries loadRetries = CoordinatorStore.BACKOFF.retries();
@@ -289,6 +292,8 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
       } else if (!refused(get) && !answerKnown(get) && !settling.defer(get)) {
         answers.refusedWhileSettling();
       }
+    } else if (message instanceof ShardStarted started) {
+      startConfirmations.confirmed(started.shardId(), started.region());
     } else if (message instanceof ShardStopped stopped) {
       handOffDriver.stopped(stopped);
     } else if (message instanceof HandOffDeclined declined) {
@@ -321,6 +326,12 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
       store.retry();
     } else if (key instanceof CoordinatorTimer.RetryRememberedRead) {
       store.readRememberedShards();
+    } else if (key instanceof CoordinatorTimer.ConfirmStarts) {
+      startConfirmations.due(shardId -> decided().shards().get(shardId), term).forEach(home -> out.send(home.region(),
+          home));
+      if (!startConfirmations.isEmpty()) {
+        out.startTimer(new CoordinatorTimer.ConfirmStarts(), StartConfirmations.INTERVAL);
+      }
     }
   }
 
@@ -364,6 +375,10 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
 
   /** What a load builds on, from scratch: nothing held in memory survives a reload. */
   private void startOver() {
+    startConfirmations = new StartConfirmations();
+    if (config.remembersEntities()) {
+      out.confirmStartsIn(startConfirmations);
+    }
     handOffs = new HandOffTracker(handOffIds);
     placement = new Placement(config.strategy(), config.knownShards(), self,
         (problem, cause) -> out.report(new CoordinatorNotice.StrategyProblem(problem, cause)));

@@ -23,6 +23,9 @@ public sealed interface CoordinatorTimer {
   /** Write again after a failed write. */
   record RetryStore() implements CoordinatorTimer {}
 
+  /** Tell again the homes of shards with remembered entities whose regions have not confirmed them ({@link StartConfirmations}). */
+  record ConfirmStarts() implements CoordinatorTimer {}
+
   /** Read the shards with remembered entities again after a failed read. */
   record RetryRememberedRead() implements CoordinatorTimer {}
 }

@@ -71,6 +71,8 @@ final class ProtocolFields {
       p = first(id("shard id", m.shardId()), present(m.owner(), "owner"), elements(m.regions(), "regions"));
     } else if (message instanceof HandOffMarker m) {
       p = first(id("shard id", m.shardId()), present(m.region(), "region"));
+    } else if (message instanceof ShardingProtocol.ShardStarted m) {
+      p = first(id("shard id", m.shardId()), present(m.region(), "region"));
     } else if (message instanceof ShardStopped m) {
       p = first(id("shard id", m.shardId()), present(m.region(), "region"));
     } else if (message instanceof ShardingProtocol.HandOffDeclined m) {

@@ -196,6 +196,13 @@ final class RegionRegistration {
     }
   }
 
+  /** Confirms to the coordinator that a shard it named home here with {@code confirmStart} runs here. */
+  void shardStarted(String shardId) {
+    if (registered()) {
+      send.accept(coordinator(), new ShardingProtocol.ShardStarted(shardId, self));
+    }
+  }
+
   /** Tells the coordinator (or, while registering, the proxy) that a shard's hand-off completed. */
   void shardStopped(String shardId, int handOffId) {
     send.accept(coordinatorOrProxy(), new ShardStopped(shardId, self, handOffId));

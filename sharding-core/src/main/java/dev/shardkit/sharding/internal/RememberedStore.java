@@ -63,6 +63,25 @@ final class RememberedStore {
     return loads.failed();
   }
 
+  /**
+   * The read in flight did not go out (the node's delivery gate is closed); it is to start again
+   * once the gate opens, with no back-off.
+   *
+   * @return false if {@code readId} is not the read in flight
+   */
+  boolean readRefused(long readId) {
+    if (!isReading(readId)) {
+      return false;
+    }
+    reading = 0;
+    return true;
+  }
+
+  /** Whether a read is in flight. */
+  boolean reading() {
+    return reading != 0;
+  }
+
   /** The entity started and must be remembered: written with the next batch. */
   void started(String entityId) {
     updates.started(entityId);
@@ -110,6 +129,21 @@ final class RememberedStore {
     int changes = updates.inFlight().size();
     updates.failed();
     return new Failure(changes, writes.failed());
+  }
+
+  /**
+   * The write in flight did not go out (the node's delivery gate is closed): its changes are
+   * written with the next batch, once the gate opens, with no back-off.
+   *
+   * @return false if {@code batchId} is not the write in flight
+   */
+  boolean writeRefused(long batchId) {
+    if (!isWriting(batchId)) {
+      return false;
+    }
+    writing = 0;
+    updates.failed();
+    return true;
   }
 
   private boolean isWriting(long batchId) {

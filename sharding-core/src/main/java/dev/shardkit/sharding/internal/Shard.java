@@ -226,15 +226,24 @@ final class Shard {
     }
 
     @Override
-    public void rememberLoad(long readId) {
+    public ShardInput<org.apache.pekko.actor.ActorRef> rememberLoad(long readId) {
+      if (!gate.isOpen()) {
+        return new ShardInput.RememberRefused<>(readId);
+      }
       ctx.pipeToSelf(store.load(), (ids, error) -> new ToSelf(error == null ? new RememberLoaded<>(readId, ids)
           : new RememberLoadFailed<>(readId, error)));
+      return null;
     }
 
     @Override
-    public void rememberUpdate(long batchId, Set<String> started, Set<String> stopped) {
+    public ShardInput<org.apache.pekko.actor.ActorRef> rememberUpdate(long batchId, Set<String> started,
+        Set<String> stopped) {
+      if (!gate.isOpen()) {
+        return new ShardInput.RememberRefused<>(batchId);
+      }
       ctx.pipeToSelf(store.update(started, stopped), (ok, error) -> new ToSelf(error == null
           ? new RememberWritten<>(batchId) : new RememberWriteFailed<>(batchId, error)));
+      return null;
     }
 
     @Override

@@ -58,21 +58,26 @@ public sealed interface ShardEffect<E> {
     }
   }
 
-  /** Read the remember-entities store; {@link ShardInput.RememberLoaded} or a failure follows. */
+  /**
+   * Read the remember-entities store; {@link ShardInput.RememberLoaded} or a failure follows, or at
+   * once {@link ShardInput.RememberRefused} while the node's delivery gate is closed.
+   */
   record RememberLoad<E>(long readId) implements ShardEffect<E> {
     @Override
     public ShardInput<E> carryOut(ShardPorts<E> ports) {
-      ports.rememberLoad(readId);
-      return null;
+      return ports.rememberLoad(readId);
     }
   }
 
-  /** Write these changes to the remember-entities store; {@link ShardInput.RememberWritten} or a failure follows. */
+  /**
+   * Write these changes to the remember-entities store; {@link ShardInput.RememberWritten} or a
+   * failure follows, or at once {@link ShardInput.RememberRefused} while the node's delivery gate is
+   * closed.
+   */
   record RememberUpdate<E>(long batchId, Set<String> started, Set<String> stopped) implements ShardEffect<E> {
     @Override
     public ShardInput<E> carryOut(ShardPorts<E> ports) {
-      ports.rememberUpdate(batchId, started, stopped);
-      return null;
+      return ports.rememberUpdate(batchId, started, stopped);
     }
   }
 

@@ -61,6 +61,12 @@ public sealed interface ShardInput<E> {
   /** A write to the remember-entities store failed. */
   record RememberWriteFailed<E>(long batchId, Throwable cause) implements ShardInput<E> {}
 
+  /**
+   * A read or write of the remember-entities store did not go out: the node's delivery gate is
+   * closed ({@link ShardPorts#rememberLoad}, {@link ShardPorts#rememberUpdate}).
+   */
+  record RememberRefused<E>(long requestId) implements ShardInput<E> {}
+
   /** The node's delivery gate opened (after {@link ShardEffect.ParkOnGate}). */
   record GateOpened<E>() implements ShardInput<E> {}
 

@@ -29,6 +29,7 @@ import dev.shardkit.sharding.internal.ShardInput.HandOff;
 import dev.shardkit.sharding.internal.ShardInput.Passivate;
 import dev.shardkit.sharding.internal.ShardInput.RememberLoadFailed;
 import dev.shardkit.sharding.internal.ShardInput.RememberLoaded;
+import dev.shardkit.sharding.internal.ShardInput.RememberRefused;
 import dev.shardkit.sharding.internal.ShardInput.RememberWriteFailed;
 import dev.shardkit.sharding.internal.ShardInput.RememberWritten;
 import dev.shardkit.sharding.internal.ShardInput.Start;
@@ -136,6 +137,8 @@ public final class ShardMachine<E> implements Machine<ShardInput<E>, ShardEffect
   private boolean stopped;
   /** Set while the shard waits to hear that the gate opened, so that it asks once. */
   private boolean parkedOnGate;
+  /** A store request was refused while the gate was closed ({@link #storeRefused}): it goes out when it opens. */
+  private boolean storeAwaitsGate;
   /** Set after a share is heard and while the shard passivates down to a smaller one: the region waits to hear. */
   private boolean reportingLive;
   /** How many {@link EntityLimit}s the shard actor has taken (its share at start is not one). */
@@ -296,6 +299,8 @@ public final class ShardMachine<E> implements Machine<ShardInput<E>, ShardEffect
       }
     } else if (input instanceof RememberWriteFailed<E> f) {
       writeFailed(f.batchId(), f.cause());
+    } else if (input instanceof RememberRefused<E> r) {
+      storeRefused(r.requestId());
     } else if (input instanceof HandOff<E>) {
       handOff();
     } else if (input instanceof CancelHandOff<E>) {
@@ -449,7 +454,30 @@ public final class ShardMachine<E> implements Machine<ShardInput<E>, ShardEffect
 
   private void gateOpened() {
     parkedOnGate = false;
+    if (storeAwaitsGate) {
+      storeAwaitsGate = false;
+      if (!storeRead && !store.reading()) {
+        effects.add(new RememberLoad<>(store.read()));
+      }
+      flush();
+    }
     entities.waitingIds(Wait.GATE).forEach(this::admit);
+  }
+
+  /**
+   * A read or write of the store did not go out: this node's delivery gate is closed. A node that
+   * may have been removed meanwhile must not change what the store says (its shards may already
+   * run elsewhere, started from what the store held), nor act on what it reads; the request goes
+   * out again once the gate opens, and never if the node is out of the cluster.
+   */
+  private void storeRefused(long requestId) {
+    if (store.readRefused(requestId) || store.writeRefused(requestId)) {
+      storeAwaitsGate = true;
+      if (!parkedOnGate) {
+        parkedOnGate = true;
+        effects.add(new ParkOnGate<>());
+      }
+    }
   }
 
   // ---- passivation and room
@@ -622,8 +650,11 @@ public final class ShardMachine<E> implements Machine<ShardInput<E>, ShardEffect
     startTimer(ShardTimer.RETRY_LOAD, retry);
   }
 
-  /** Starts the next write if none is in flight. */
+  /** Starts the next write if none is in flight and the store is not waiting for the gate. */
   private void flush() {
+    if (storeAwaitsGate) {
+      return;
+    }
     RememberedStore.Write write = store.flush();
     if (write != null) {
       effects.add(new RememberUpdate<>(write.id(), write.batch().started(), write.batch().stopped()));

@@ -32,9 +32,23 @@ public interface ShardPorts<E> {
 
   void stop(E entity);
 
-  void rememberLoad(long readId);
+  /**
+   * Reads the remember-entities store, unless this node's delivery gate is closed.
+   *
+   * @return null once the read has gone out ({@link ShardInput.RememberLoaded} or
+   *     {@link ShardInput.RememberLoadFailed} follows); {@link ShardInput.RememberRefused} if the gate
+   *     is closed
+   */
+  ShardInput<E> rememberLoad(long readId);
 
-  void rememberUpdate(long batchId, Set<String> started, Set<String> stopped);
+  /**
+   * Writes these changes to the remember-entities store, unless this node's delivery gate is closed.
+   *
+   * @return null once the write has gone out ({@link ShardInput.RememberWritten} or
+   *     {@link ShardInput.RememberWriteFailed} follows); {@link ShardInput.RememberRefused} if the
+   *     gate is closed
+   */
+  ShardInput<E> rememberUpdate(long batchId, Set<String> started, Set<String> stopped);
 
   void parkOnGate();
 

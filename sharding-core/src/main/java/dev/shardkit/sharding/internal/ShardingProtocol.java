@@ -64,14 +64,31 @@ public sealed interface ShardingProtocol {
 
   /**
    * Coordinator → region: the shard lives in {@code region} (possibly the receiver itself), says
-   * the coordinator of {@code term}.
+   * the coordinator of {@code term}. With {@code confirmStart} (sent only to {@code region} itself,
+   * for a type that remembers its entities) the region answers {@link ShardStarted} once it hosts
+   * the shard: such a shard must start without a message, so the coordinator tells it again until
+   * it hears that.
    */
-  record ShardHome(String shardId, ActorRef<Object> region, long term) implements ShardingProtocol, DeadLetterSuppression {
+  record ShardHome(String shardId, ActorRef<Object> region, long term, boolean confirmStart)
+      implements ShardingProtocol, DeadLetterSuppression {
+
+    public ShardHome(String shardId, ActorRef<Object> region, long term) {
+      this(shardId, region, term, false);
+    }
+
     /** This home as the coordinator of {@code coordinatorTerm} tells it. */
     public ShardHome at(long coordinatorTerm) {
-      return new ShardHome(shardId, region, coordinatorTerm);
+      return new ShardHome(shardId, region, coordinatorTerm, confirmStart);
+    }
+
+    /** This home, with its region asked to confirm that it hosts the shard. */
+    public ShardHome confirming() {
+      return new ShardHome(shardId, region, term, true);
     }
   }
+
+  /** Region → coordinator: the shard it was told to host with {@code confirmStart} runs (or starts) here. */
+  record ShardStarted(String shardId, ActorRef<Object> region) implements ShardingProtocol {}
 
   /**
    * Coordinator → region or proxy: these shards live in these regions (possibly the receiver

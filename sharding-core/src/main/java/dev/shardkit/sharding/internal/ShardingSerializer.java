@@ -6,6 +6,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
 import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
 import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
+import dev.shardkit.sharding.internal.ShardingProtocol.ShardStarted;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import dev.shardkit.sharding.internal.ShardingProtocol.HandOffDeclined;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
@@ -81,7 +82,9 @@ import scala.util.Try;
  *   <tr><td>{@code RP}</td><td>RegisterProxy</td><td>ref proxy</td></tr>
  *   <tr><td>{@code RA}</td><td>RegisterAck</td><td>ref coordinator, uvarlong term*</td></tr>
  *   <tr><td>{@code GH}</td><td>GetShardHome</td><td>str shardId, ref region</td></tr>
- *   <tr><td>{@code H}</td><td>ShardHome</td><td>str shardId, ref region, uvarlong term*</td></tr>
+ *   <tr><td>{@code H}</td><td>ShardHome</td><td>str shardId, ref region, uvarlong term*, byte confirmStart*
+ *       (written only when 1)</td></tr>
+ *   <tr><td>{@code HS}</td><td>ShardStarted</td><td>str shardId, ref region</td></tr>
  *   <tr><td>{@code GR}</td><td>GetCurrentRegions</td><td>ref replyTo</td></tr>
  *   <tr><td>{@code CR}</td><td>CurrentRegions</td><td>uvarint n, n &times; &sect;(ref)</td></tr>
  *   <tr><td>{@code GS}</td><td>GetRegionStats</td><td>ref replyTo</td></tr>
@@ -188,6 +191,7 @@ public final class ShardingSerializer extends ShardkitSerializer {
   static final String DELIVERY_ACK = "DA";
   static final String SHARD_REFUSED = "HR";
   static final String SHARD_HOMES = "HH";
+  static final String SHARD_STARTED = "HS";
 
   /** Format 1, the one this shardkit writes; it writes collection elements as sections. */
   private static final int SECTIONED_ELEMENTS = 1;
@@ -241,6 +245,8 @@ public final class ShardingSerializer extends ShardkitSerializer {
       return SHARD_HOMES + FORMAT;
     } else if (o instanceof ShardHome) {
       return SHARD_HOME + FORMAT;
+    } else if (o instanceof ShardStarted) {
+      return SHARD_STARTED + FORMAT;
     } else if (o instanceof GetCurrentRegions) {
       return GET_CURRENT_REGIONS + FORMAT;
     } else if (o instanceof CurrentRegions) {
@@ -361,7 +367,14 @@ public final class ShardingSerializer extends ShardkitSerializer {
       w.writeString(m.shardId());
       writeRef(w, m.region());
       w.writeVarULong(m.term());
+      if (m.confirmStart()) {
+        // Appended: a reader that does not know it skips it; written only when set, so that a
+        // home told without it reads as before.
+        w.writeByte((byte) 1);
+      }
       return w.toByteArray();
+    } else if (o instanceof ShardStarted m) {
+      return shardAndRef(m.shardId(), m.region());
     } else if (o instanceof ShardHomes m) {
       byte[] encoded = shardHomes(m);
       shardHomesBytes.put(m, encoded);
@@ -462,8 +475,14 @@ public final class ShardingSerializer extends ShardkitSerializer {
           return new RegisterAck(readRef(r), readTerm(r));
         case GET_SHARD_HOME:
           return new GetShardHome(r.readString(), readRef(r));
-        case SHARD_HOME:
-          return new ShardHome(r.readString(), readRef(r), readTerm(r));
+        case SHARD_HOME: {
+          String shardId = r.readString();
+          ActorRef<Object> region = readRef(r);
+          long term = readTerm(r);
+          return new ShardHome(shardId, region, term, r.remaining() > 0 && r.readByte() == 1);
+        }
+        case SHARD_STARTED:
+          return new ShardStarted(r.readString(), readRef(r));
         case SHARD_HOMES:
           return readShardHomes(r, v);
         case SHARD_REFUSED:

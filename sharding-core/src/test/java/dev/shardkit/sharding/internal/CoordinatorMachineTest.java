@@ -784,10 +784,7 @@ class CoordinatorMachineTest {
 
   @Test
   void withRememberedEntitiesTheShardsOfGoneRegionsAndTheReadOnesArePlacedAtOnce() {
-    CoordinatorConfig remembering = new CoordinatorConfig("Test", Optional.empty(),
-        new LeastShardAllocationStrategy(1, 20, 0.1), 0, new ShardIdBounds("Test", 0, 100_000, null), true, false,
-        SETTLE, Duration.ofSeconds(10), HAND_OFF, MARGIN, 1000, 10, node(1), "test store");
-    Driven d = new Driven(remembering);
+    Driven d = new Driven(remembering());
     CoordinatorState state = TestRefs.applied(CoordinatorState.empty(), List.of(new RegionRegistered(r(1)),
         new RegionRegistered(r(3)), new ShardHomeAllocated("gone", r(3))));
     List<CoordinatorEffect> loaded = d.loaded(up(1), state);
@@ -804,5 +801,41 @@ class CoordinatorMachineTest {
     assertTrue(reports(placing, CoordinatorNotice.PlacingRemembered.class));
     assertTrue(d.machine.decided().shards().containsKey("gone"), "the gone region's shard runs again");
     assertTrue(d.machine.decided().shards().containsKey("kept"), "the read shard runs");
+  }
+
+  /**
+   * Cluster simulation seed 4609 (remembering entities): the home a shard with remembered entities
+   * was given was told to its region during a partition and lost; nothing asked for the shard, so
+   * it and its remembered entities stayed stopped.
+   */
+  @Test
+  void aHomeWithRememberedEntitiesIsToldAgainUntilItsRegionConfirmsTheStart() {
+    Driven d = new Driven(remembering());
+    CoordinatorState state = TestRefs.applied(CoordinatorState.empty(), List.of(new RegionRegistered(r(1)),
+        new RegionRegistered(r(3)), new ShardHomeAllocated("gone", r(3))));
+    List<CoordinatorEffect> loaded = d.loaded(up(1), state);
+    long read = only(loaded, CoordinatorEffect.ReadRememberedShards.class).readId();
+    List<CoordinatorEffect> placed = new ArrayList<>(d.stored(loaded));
+    placed.addAll(d.protocol(new Register(r(1), Set.of())));
+    placed.addAll(d.handle(new CoordinatorInput.RememberedShardsRead(read, Set.of())));
+    placed.addAll(d.handle(new CoordinatorInput.Stored(d.lastStore)));
+    ShardHome asked = new ShardHome("gone", r(1), 1, true);
+    assertEquals(List.of(asked), sentTo(placed, r(1)).stream().filter(m -> m instanceof ShardHome).toList(),
+        "its home is asked to confirm the start: " + placed);
+
+    assertEquals(List.of(asked), sentTo(d.fire(new CoordinatorTimer.ConfirmStarts()), r(1)), "told again");
+    assertTrue(sentTo(d.protocol(new ShardingProtocol.ShardStarted("gone", r(3))), r(1)).isEmpty());
+    assertEquals(List.of(asked), sentTo(d.fire(new CoordinatorTimer.ConfirmStarts()), r(1)),
+        "a confirmation from another region changes nothing");
+    d.protocol(new ShardingProtocol.ShardStarted("gone", r(1)));
+    List<CoordinatorEffect> after = d.fire(new CoordinatorTimer.ConfirmStarts());
+    assertTrue(all(after, Send.class).isEmpty(), "confirmed: not told again: " + after);
+    assertTrue(all(after, StartTimer.class).isEmpty(), "and the timer stops");
+  }
+
+  private static CoordinatorConfig remembering() {
+    return new CoordinatorConfig("Test", Optional.empty(), new LeastShardAllocationStrategy(1, 20, 0.1), 0,
+        new ShardIdBounds("Test", 0, 100_000, null), true, false, SETTLE, Duration.ofSeconds(10), HAND_OFF, MARGIN,
+        1000, 10, node(1), "test store");
   }
 }

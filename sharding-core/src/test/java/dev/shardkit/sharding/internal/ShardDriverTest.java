@@ -55,13 +55,15 @@ class ShardDriverTest {
     }
 
     @Override
-    public void rememberLoad(long readId) {
+    public ShardInput<Ent> rememberLoad(long readId) {
       calls.add("load");
+      return null;
     }
 
     @Override
-    public void rememberUpdate(long batchId, Set<String> started, Set<String> stopped) {
+    public ShardInput<Ent> rememberUpdate(long batchId, Set<String> started, Set<String> stopped) {
       calls.add("update " + started + " " + stopped);
+      return null;
     }
 
     @Override

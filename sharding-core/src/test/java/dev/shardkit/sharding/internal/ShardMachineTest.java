@@ -32,6 +32,7 @@ import dev.shardkit.sharding.internal.ShardInput.HandOff;
 import dev.shardkit.sharding.internal.ShardInput.Passivate;
 import dev.shardkit.sharding.internal.ShardInput.RememberLoadFailed;
 import dev.shardkit.sharding.internal.ShardInput.RememberLoaded;
+import dev.shardkit.sharding.internal.ShardInput.RememberRefused;
 import dev.shardkit.sharding.internal.ShardInput.RememberWriteFailed;
 import dev.shardkit.sharding.internal.ShardInput.RememberWritten;
 import dev.shardkit.sharding.internal.ShardInput.Start;
@@ -477,6 +478,41 @@ class ShardMachineTest {
     assertEquals(List.of("a", "b"), List.copyOf(second.started()));
     assertEquals(List.of(), r.in(new RememberWritten<>(first.batchId())), "the failed write's late answer");
     assertEquals(List.of(start("a", "a1"), start("b", "b1")), r.in(new RememberWritten<>(second.batchId())));
+  }
+
+  /**
+   * The cluster simulation's seed 121 (remembering, with an active-entity limit): a shard on a node
+   * that was frozen and then downed wrote an entity's start after the thaw, once the limit had room
+   * for it; its next home had read the store already, so the entity stayed remembered and never ran.
+   */
+  @Test
+  void aWriteRefusedWhileTheGateIsClosedGoesOutOnceItOpensWithWhatCameMeanwhile() {
+    Run r = remembering(0);
+    r.in(new RememberLoaded<>(r.read, Set.of()));
+    RememberUpdate<Ent> first = update(r.in(deliver("a", "a1")));
+    assertEquals(List.of(new ParkOnGate<>()), r.in(new RememberRefused<>(first.batchId())),
+        "no back-off and no report: it waits for the gate");
+    assertEquals(List.of(), r.in(deliver("b", "b1")), "nothing goes out while it waits");
+    assertEquals(List.of(), r.in(new RememberRefused<>(first.batchId())), "not the write in flight");
+    List<ShardEffect<Ent>> opened = r.in(new GateOpened<>());
+    RememberUpdate<Ent> second = update(opened);
+    assertEquals(List.of(second), opened);
+    assertEquals(List.of("a", "b"), List.copyOf(second.started()));
+    assertEquals(List.of(start("a", "a1"), start("b", "b1")), r.in(new RememberWritten<>(second.batchId())));
+  }
+
+  @Test
+  void aReadRefusedWhileTheGateIsClosedIsMadeOnceItOpens() {
+    Run r = remembering(0);
+    r.in(deliver("a", "a1"));
+    assertEquals(List.of(new ParkOnGate<>()), r.in(new RememberRefused<>(r.read)));
+    assertEquals(List.of(), r.in(new RememberLoaded<>(r.read, Set.of("x"))), "the refused read is not in flight");
+    assertEquals(Phase.LOADING, r.m.phase());
+    long again = readId(r.in(new GateOpened<>()));
+    assertTrue(again != r.read);
+    List<ShardEffect<Ent>> loaded = r.in(new RememberLoaded<>(again, Set.of("x")));
+    assertEquals(Set.of("a"), update(loaded).started());
+    assertEquals(Phase.RUNNING, r.m.phase());
   }
 
   @Test

@@ -26,7 +26,7 @@ public final class SimRegionHost implements RegionPorts {
 
   /** Scaled settings of one seed. */
   public record Settings(int bufferSize, int batchMaxMessages, int window, Duration resendAfter, Duration retryInterval,
-      Duration handOffTimeout, boolean redeliver) {}
+      Duration handOffTimeout, boolean redeliver, boolean remembersEntities, OptionalInt activeEntityLimit) {}
 
   private final SimHostWorld world;
   private final int node;
@@ -52,7 +52,8 @@ public final class SimRegionHost implements RegionPorts {
     this.node = node;
     this.self = self;
     RegionConfig config = new RegionConfig(typeName, false, settings.bufferSize(), settings.retryInterval(),
-        settings.handOffTimeout(), false, Duration.ofMillis(500), OptionalInt.empty(), settings.redeliver());
+        settings.handOffTimeout(), settings.remembersEntities(), Duration.ofMillis(500), settings.activeEntityLimit(),
+        settings.redeliver());
     this.redeliver = settings.redeliver();
     this.linkConfig = new LinkConfig(settings.batchMaxMessages(), 64 * 1024, 256 * 1024, settings.window(),
         settings.resendAfter().toNanos(), Math.max(10_000_000L, settings.resendAfter().toNanos() / 4));

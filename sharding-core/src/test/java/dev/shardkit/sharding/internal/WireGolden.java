@@ -125,6 +125,8 @@ public final class WireGolden {
         new Sample("RegisterAckWithTerm", new RegisterAck(coordinator, 7)),
         new Sample("GetShardHome", new GetShardHome("12", region2)),
         new Sample("ShardHomeWithTerm", new ShardHome("12", region1, (1L << 40) + 3)),
+        new Sample("ShardHomeConfirmStart", new ShardHome("12", region1, 5, true)),
+        new Sample("ShardStarted", new ShardingProtocol.ShardStarted("12", region1)),
         new Sample("GetCurrentRegions", new GetCurrentRegions(asker)),
         new Sample("CurrentRegions", new CurrentRegions(Set.of(region1, region2))),
         new Sample("GetRegionStats", new GetRegionStats(asker)),

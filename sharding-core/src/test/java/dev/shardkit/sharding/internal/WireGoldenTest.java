@@ -129,6 +129,6 @@ class WireGoldenTest {
     Set<String> manifests = WireGolden.shardingSamples(system).stream()
         .map(s -> WireGolden.serializerFor(system, s.value()).manifest(s.value()))
         .collect(Collectors.toSet());
-    assertEquals(22, manifests.size(), manifests.toString());
+    assertEquals(23, manifests.size(), manifests.toString());
   }
 }

@@ -5,6 +5,7 @@ import dev.shardkit.sharding.internal.ClusterChange;
 import dev.shardkit.sharding.internal.CoordinatorInput;
 import dev.shardkit.sharding.internal.ShardIdBounds;
 import dev.shardkit.sharding.internal.ShardInput;
+import dev.shardkit.sharding.internal.ShardMachine;
 import dev.shardkit.sharding.internal.ShardingProtocol;
 import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.SimHostWorld;
@@ -16,6 +17,7 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -39,7 +41,9 @@ import org.apache.pekko.cluster.MemberStatus;
  * dropped with a reason, or lost with a node that ended, nothing held anywhere), I6 (a scenario of
  * planned moves only (leaves, joins, rebalances, passivation, store outages) loses nothing and
  * drops only at a full buffer) and I10 (the coordinator's, and every live region
- * registered).
+ * registered); I11 (no entity runs twice, and with remember-entities exactly the remembered ones
+ * run, {@link SimRememberStore}) once calm, and I12 (the active-entity limit) every 100 ms, in the
+ * seed's model ({@link SimModel}).
  */
 final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
 
@@ -67,9 +71,12 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   /** Whether entities stop or fail by their own doing, by per-seed rates ({@code -Dsim.entityEnds}, on by default). */
   static final boolean ENTITY_ENDS = Boolean.parseBoolean(System.getProperty("sim.entityEnds", "true"));
 
+  /** When half of a remembering type's entities get their last messages. */
+  private static final long QUIET_AFTER = 3_000 * MS;
+
   /** What a run came to: the coordinator simulation's result, and the traffic's. */
-  record Outcome(Result result, int sent, int processed, int dropped, int lost, int lostFromOthers,
-      int lostAfterConfirmation, String reasons) {
+  record Outcome(Result result, SimModel model, int remembered, int sent, int processed, int dropped, int lost,
+      int lostFromOthers, int lostAfterConfirmation, String reasons) {
     SimViolation violation() {
       return result.violation();
     }
@@ -131,18 +138,20 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private int shardUids;
   private int incarnations;
   private final boolean plannedOnly;
-
-  ClusterSim(SimScenario scenario, boolean deepHash) {
-    this(scenario, false, deepHash);
-  }
+  /** Whether the type remembers its entities, in {@link #rememberStore}. */
+  private final boolean remembering;
+  /** The regions' active-entity limit, if any. */
+  private final OptionalInt limit;
+  private final SimRememberStore rememberStore;
 
   /**
    * @param freezeOldest the freeze-oldest family's settings: a link's window (8 batches, as by
    *     default) and batches of about a second of a node's traffic (as 1 000 messages are at the
    *     soak test's 1 000 a second), so that what is held while a node is away rides in few batches
    */
-  ClusterSim(SimScenario scenario, boolean freezeOldest, boolean deepHash) {
+  ClusterSim(SimScenario scenario, boolean freezeOldest, SimModel model, boolean deepHash) {
     super(scenario, deepHash);
+    this.remembering = model.remembering();
     SimRng draw = new SimRng(scenario.seed() ^ 0x5eedL);
     String s = "cluster";
     int bufferSize = draw.between(s, 200, 2000);
@@ -152,14 +161,19 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       batchMax = draw.between("cluster.freezeOldest", 32, 128);
       window = 8;
     }
-    this.settings = new SimRegionHost.Settings(bufferSize, batchMax, window, Duration.ofSeconds(1),
-        Duration.ofSeconds(1), Duration.ofSeconds(10), false);
     this.entities = draw.between(s, 20, 100);
+    // A limit that bites: between half and all of a node's even share of the entities.
+    int even = Math.max(2, entities / scenario.nodes());
+    this.limit = model.limited() ? OptionalInt.of(draw.between("cluster.limit", Math.max(1, even / 2), even))
+        : OptionalInt.empty();
+    this.settings = new SimRegionHost.Settings(bufferSize, batchMax, window, Duration.ofSeconds(1),
+        Duration.ofSeconds(1), Duration.ofSeconds(10), false, remembering, limit);
     this.shards = scenario.askedShards();
     this.rate = draw.between(s, 20, 80);
     this.passivateRate = draw.chance(s, 0.5) ? 0.01 : 0;
     this.stopRate = ENTITY_ENDS && draw.chance(s, 0.3) ? 0.002 : 0;
     this.failRate = ENTITY_ENDS && draw.chance(s, 0.3) ? 0.002 : 0;
+    this.rememberStore = new SimRememberStore(this, SimRememberStore.Behaviour.draw(draw));
     boolean planned = true;
     for (SimScenario.Action a : scenario.actions()) {
       planned &= a.kind() == SimScenario.Kind.LEAVE || a.kind() == SimScenario.Kind.JOIN
@@ -219,10 +233,16 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
    * family's settings if {@code freezeOldest}.
    */
   static Outcome run(SimScenario scenario, boolean freezeOldest, boolean deepHash) {
-    ClusterSim sim = new ClusterSim(scenario, freezeOldest, deepHash);
+    return run(scenario, freezeOldest, SimModel.of(scenario.seed()), deepHash);
+  }
+
+  /** As {@link #run(SimScenario, boolean, boolean)}, in the given model. */
+  static Outcome run(SimScenario scenario, boolean freezeOldest, SimModel model, boolean deepHash) {
+    ClusterSim sim = new ClusterSim(scenario, freezeOldest, model, deepHash);
     Result result = sim.run();
     SimLedger l = sim.ledger;
-    return new Outcome(result, l.sent(), l.processedCount(), l.droppedCount(), l.lostCount(), l.lostFromOthers(),
+    int remembered = sim.rememberStore.all().values().stream().mapToInt(Set::size).sum();
+    return new Outcome(result, model, remembered, l.sent(), l.processedCount(), l.droppedCount(), l.lostCount(), l.lostFromOthers(),
         sim.lostAfterConfirmation, l.reasons().toString());
   }
 
@@ -261,7 +281,10 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     watch(node, subscriber, gone);
   }
 
-  /** I8, every 100 ms: what regions and shards hold stays within buffer-size. */
+  /**
+   * I8, every 100 ms: what regions and shards hold stays within buffer-size; and I12, with an
+   * active-entity limit, no node runs more entities than the limit.
+   */
   private void checkBounds() {
     for (SimRegionHost region : regionHosts.values()) {
       if (!region.isStopped() && region.held() > settings.bufferSize() + region.handedBack()) {
@@ -277,6 +300,26 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       }
     }
     shardHosts.removeIf(shard -> shard.stopped);
+    if (limit.isPresent()) {
+      liveEntities.forEach((node, live) -> {
+        // As configuration.md promises it: a region hosting more shards than the limit gives each
+        // one, and a shard being handed off delivers its held messages to one more incarnation of
+        // their entities regardless.
+        int hosted = 0;
+        for (SimShardHost shard : shardHosts) {
+          if (shard.node == node && !shard.stopped) {
+            hosted++;
+          }
+        }
+        int bound = Math.max(limit.getAsInt(), hosted);
+        long counted = live.stream().filter(e -> !e.forHandOff).count();
+        if (membership.alive(node) && counted > bound) {
+          throw new SimViolation("I12 at most the active-entity limit", "n" + node + " runs " + counted
+              + " entities, more than the limit " + limit.getAsInt() + " allows with " + hosted + " shards hosted"
+              + " (and " + (live.size() - counted) + " started for a hand-off): " + live);
+        }
+      });
+    }
     if (now() < end) {
       scheduler.after(100 * MS, this::checkBounds);
     }
@@ -391,6 +434,22 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   // ---- the coordinator's side
 
   @Override
+  boolean remembersEntities() {
+    return remembering;
+  }
+
+  @Override
+  void readRememberedShards(SimCoordinatorHost host, long readId) {
+    rememberStore.readShards(host.node,
+        ids -> toCoordinatorHost(host, new CoordinatorInput.RememberedShardsRead(readId, ids)),
+        failure -> toCoordinatorHost(host, new CoordinatorInput.RememberedShardsFailed(readId, failure)));
+  }
+
+  SimRememberStore rememberStore() {
+    return rememberStore;
+  }
+
+  @Override
   void toRegion(int from, ActorRef<Object> to, Object message) {
     send(from, to, message);
   }
@@ -424,7 +483,13 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     if (now() >= trafficEnd || region == null || region.isStopped() || !membership.alive(n) || left.contains(n)) {
       return;
     }
-    String entityId = "e" + rng.stream("traffic.entity").nextInt(entities);
+    int pick = rng.stream("traffic.entity").nextInt(entities);
+    if (remembering && pick < entities / 2 && now() >= QUIET_AFTER) {
+      // Half of a remembering type's entities are quiet after the first seconds: only
+      // remember-entities brings them back after a move, a crash or their own failure (I11).
+      pick = entities / 2 + pick % (entities - entities / 2);
+    }
+    String entityId = "e" + pick;
     SimMsg m = ledger.send(n, entityId);
     send(n, region.ref(), m);
     after(n, (long) (rng.stream("traffic.gap").nextDouble() * 2e9 / rate), () -> traffic(n));
@@ -432,6 +497,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
 
   SimEntity newEntity(SimShardHost shard, String entityId) {
     SimEntity e = new SimEntity(entityId, shard.node, ++incarnations, shard, now());
+    e.forHandOff = shard.machine.phase() == ShardMachine.Phase.HANDING_OFF;
     liveEntities.get(shard.node).add(e);
     trace(shard.node, "entity started", e, List.of());
     return e;
@@ -582,7 +648,8 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   @Override
   public ActorRef<Object> startShard(int node, ActorRef<Object> region, String shardId, int entityLimit) {
     ActorRef<Object> ref = SimRefs.shard(node, TYPE, shardId, ++shardUids);
-    SimShardHost shard = new SimShardHost(this, node, ref, region, shardId, entityLimit, settings.bufferSize());
+    SimShardHost shard = new SimShardHost(this, node, ref, region, shardId, entityLimit, settings.bufferSize(),
+        remembering, limit.isPresent());
     shardHosts.add(shard);
     register(ref, node, shard::receive);
     send(node, ref, new ShardInput.Start<>());
@@ -812,6 +879,51 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     }
     if (ledger.reasons().keySet().stream().anyMatch(r -> r.contains(SimLedger.Cause.DEAD_LETTER.name()))) {
       throw new SimViolation("I5 no message is a dead letter", ledger.reasons().toString());
+    }
+    checkEntitiesAtEnd();
+  }
+
+  /**
+   * I11, once the cluster is calm: no entity runs twice; and with remember-entities, exactly the
+   * remembered entities run: each started again wherever its shard went (a move, a node that
+   * ended, an entity that stopped or failed by its own doing), none forgotten but the passivated.
+   */
+  private void checkEntitiesAtEnd() {
+    Map<String, SimEntity> running = new TreeMap<>();
+    liveEntities.forEach((node, live) -> {
+      if (membership.alive(node)) {
+        for (SimEntity e : live) {
+          SimEntity other = running.put(e.id, e);
+          if (other != null) {
+            throw new SimViolation("I11 one incarnation of each entity at the end", e + " and " + other
+                + " both run after the calm tail");
+          }
+        }
+      }
+    });
+    if (!remembering) {
+      return;
+    }
+    Set<String> remembered = new TreeSet<>();
+    rememberStore.all().values().forEach(remembered::addAll);
+    Set<String> notRunning = new TreeSet<>(remembered);
+    notRunning.removeAll(running.keySet());
+    Set<String> notRemembered = new TreeSet<>(running.keySet());
+    notRemembered.removeAll(remembered);
+    if (!notRunning.isEmpty() || !notRemembered.isEmpty()) {
+      StringBuilder where = new StringBuilder();
+      for (String id : notRunning) {
+        String shardId = extractor().shardId(id);
+        where.append(id).append(" (shard ").append(shardId).append("; homes:");
+        regionHosts.forEach((n, r) -> {
+          if (!r.isStopped() && membership.alive(n)) {
+            where.append(" n").append(n).append("→").append(r.homeOf(shardId));
+          }
+        });
+        where.append(") ");
+      }
+      throw new SimViolation("I11 the remembered entities run after the calm tail", "remembered but not running: "
+          + notRunning + ", running but not remembered: " + notRemembered + "; " + where);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.shardkit.sharding.internal.sim;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.StringJoiner;
@@ -94,6 +95,31 @@ class ClusterSimulationTest {
    */
   static final long[] FREEZE_OLDEST_REGRESSION_SEEDS = {454, 691, 899, 1380, 1411, 413, 736};
 
+  /** A seed that found a bug in a model beyond the plainest, and that model. */
+  record ModelSeed(long seed, SimModel model) {}
+
+  /**
+   * Seeds that found bugs with the type remembering its entities or an active-entity limit
+   * ({@link SimModel}), run every time in their models. 121, remembering with a limit (I11: a shard
+   * on the coordinator's node, frozen 13 s and downed, had an entity waiting for room under the
+   * limit; at thaw, room freed and it wrote that entity's start to the store, after the shard's
+   * next home had read it: the entity stayed remembered and never ran; fixed in ShardMachine: no
+   * read or write of the store while the node's delivery gate is closed, it goes out once the gate
+   * opens). 4193, remembering (I11: a region that had just joined saw the coordinator's node
+   * unreachable after a short freeze as the coordinator moved a shard from that node to it; it
+   * ignored being named home, as the link to the old home might still hand back, and since nothing
+   * was held for the shard nothing asked again: its remembered entities never started; fixed in
+   * RegionMachine: a shard named home here and not believed is asked for at every retry tick
+   * until an answer is believed). 4609, remembering with a limit (I11: after a leave, the home of
+   * a shard with remembered entities, stored once a store outage ended, was told to its region
+   * during a partition and lost; nothing asked for the shard, so it stayed stopped with its
+   * remembered entities; fixed in CoordinatorMachine and RegionMachine: a home told to its own
+   * region of a type that remembers its entities asks it to confirm the start, and is told again
+   * every 2 s until it does, StartConfirmations).
+   */
+  static final List<ModelSeed> MODEL_REGRESSION_SEEDS = List.of(new ModelSeed(121, new SimModel(true, true)),
+      new ModelSeed(4193, new SimModel(true, false)), new ModelSeed(4609, new SimModel(true, true)));
+
   @Test
   void seedsWithinTheBudget() throws Exception {
     Set<SimScenario.Kind> kinds = kinds();
@@ -111,11 +137,16 @@ class ClusterSimulationTest {
       return;
     }
     for (long seed : REGRESSION_SEEDS) {
-      // Their scenarios keep their joins, whatever -Dsim.joinsWithFailures says.
-      check(ClusterSim.scenario(seed, MODELLED, false, true), false, "");
+      // Their scenarios keep their joins, whatever -Dsim.joinsWithFailures says, and run the model
+      // they were found in: a type that does not remember its entities.
+      check(ClusterSim.scenario(seed, MODELLED, false, true), false, SimModel.AS_FOUND.flags());
+    }
+    for (ModelSeed found : MODEL_REGRESSION_SEEDS) {
+      SimScenario scenario = ClusterSim.scenario(found.seed(), MODELLED, false, true);
+      check(scenario, false, ClusterSim.run(scenario, false, found.model(), false), found.model().flags());
     }
     for (long seed : FREEZE_OLDEST_REGRESSION_SEEDS) {
-      check(ClusterSim.scenario(seed, MODELLED, true, true), true, " -Dsim.family=freezeOldest");
+      check(ClusterSim.scenario(seed, MODELLED, true, true), true, " -Dsim.family=freezeOldest" + SimModel.AS_FOUND.flags());
     }
     long budget = CoordinatorSimulationTest.budgetNanos(System.getProperty("sim.budget", "60s"));
     long base = SimSeeds.base();
@@ -131,6 +162,8 @@ class ClusterSimulationTest {
     LongAdder seedsLostAfterConfirmation = new LongAdder();
     LongAdder dropped = new LongAdder();
     LongAdder withLoss = new LongAdder();
+    LongAdder seedsRemembering = new LongAdder();
+    LongAdder remembered = new LongAdder();
     SimSeeds.Ran<ClusterSim.Outcome> ran = SimSeeds.run(base, budget, minSeeds, threads, seed -> {
       long t0 = System.nanoTime();
       ClusterSim.Outcome outcome = ClusterSim.run(ClusterSim.scenario(seed, kinds, FREEZE_OLDEST,
@@ -152,13 +185,18 @@ class ClusterSimulationTest {
       if (outcome.lost() + outcome.dropped() > 0) {
         withLoss.increment();
       }
+      if (outcome.model().remembering()) {
+        seedsRemembering.increment();
+        remembered.add(outcome.remembered());
+      }
     });
     System.out.println(String.format(Locale.ROOT, "Cluster simulation: %d seeds in %.1f s (%.1f seeds/s), seeds %d "
         + "to %d, %d messages, %d lost (%d with a node other than their sender's; %d in %d seeds sent after the "
-        + "sender had the node confirmed back, and then it was downed) and %d dropped in %d seeds",
+        + "sender had the node confirmed back, and then it was downed) and %d dropped in %d seeds; %d seeds "
+        + "remembering entities (%d remembered at their ends)",
         ran.seeds(), ran.seconds(), ran.seeds() / ran.seconds(), base, ran.lastSeed(), messages.sum(), lost.sum(),
         lostFromOthers.sum(), lostAfterConfirmation.sum(), seedsLostAfterConfirmation.sum(), dropped.sum(),
-        withLoss.sum()));
+        withLoss.sum(), seedsRemembering.sum(), remembered.sum()));
     if (ran.failed() != null) {
       check(ran.failed().result().scenario(), FREEZE_OLDEST, ran.failed(), replayFlags(kinds));
     }
@@ -178,8 +216,9 @@ class ClusterSimulationTest {
     return kinds;
   }
 
+  /** A regression seed, in the model it was found in. */
   private static void check(SimScenario scenario, boolean freezeOldest, String flags) {
-    check(scenario, freezeOldest, ClusterSim.run(scenario, freezeOldest, false), flags);
+    check(scenario, freezeOldest, ClusterSim.run(scenario, freezeOldest, SimModel.AS_FOUND, false), flags);
   }
 
   /** A violation fails the test with the scenario shrunk to the actions that still break the same invariant. */
@@ -208,11 +247,12 @@ class ClusterSimulationTest {
     if (!ClusterSim.JOINS_WITH_FAILURES) {
       flags.append(" -Dsim.joinsWithFailures=false");
     }
+    flags.append(SimModel.replayFlags());
     return flags.toString();
   }
 
   private static String counts(ClusterSim.Outcome o) {
-    return o.sent() + " sent, " + o.processed() + " processed, " + o.dropped() + " dropped, " + o.lost() + " lost ("
+    return (o.model().equals(SimModel.AS_FOUND) ? "" : o.model() + " (" + o.remembered() + " remembered at the end), ") + o.sent() + " sent, " + o.processed() + " processed, " + o.dropped() + " dropped, " + o.lost() + " lost ("
         + o.lostFromOthers() + " with a node other than their sender's, " + o.lostAfterConfirmation()
         + " sent after the sender had the node confirmed back) "
         + o.reasons() + "; " + o.result().steps() + " steps, " + o.result().simulatedMs() + " ms simulated";

@@ -314,11 +314,21 @@ class CoordinatorOnlySim implements SimMembership.Listener {
       int known = scenario.knownShards();
       configs[n] = new CoordinatorConfig(TYPE, Optional.empty(),
           new LeastShardAllocationStrategy(scenario.rebalanceThreshold(), 20, 0.1), known,
-          new ShardIdBounds(TYPE, known, 1000, null), false, scenario.tellsHomes(), Duration.ofSeconds(2),
+          new ShardIdBounds(TYPE, known, 1000, null), remembersEntities(), scenario.tellsHomes(), Duration.ofSeconds(2),
           Duration.ofMillis(scenario.rebalanceIntervalMs()), Duration.ofSeconds(5), MARGIN, 1000, 100,
           SimRefs.address(n), "simulated store");
     }
     return configs[n];
+  }
+
+  /** Whether the type remembers its entities: not with stub regions, which run no shards. */
+  boolean remembersEntities() {
+    return false;
+  }
+
+  /** The coordinator reads which shards have remembered entities: none, with stub regions. */
+  void readRememberedShards(SimCoordinatorHost host, long readId) {
+    after(MS, () -> toCoordinatorHost(host, new CoordinatorInput.RememberedShardsRead(readId, Set.of())));
   }
 
   void coordinatorStopped(SimCoordinatorHost host) {

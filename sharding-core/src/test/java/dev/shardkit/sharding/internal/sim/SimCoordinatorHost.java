@@ -139,7 +139,7 @@ final class SimCoordinatorHost implements CoordinatorPorts {
 
   @Override
   public void readRememberedShards(long readId) {
-    sim.after(1_000_000, () -> sim.toCoordinatorHost(this, new CoordinatorInput.RememberedShardsRead(readId, Set.of())));
+    sim.readRememberedShards(this, readId);
   }
 
   @Override

@@ -98,7 +98,8 @@ final class SimCoordinatorStore {
     }
   }
 
-  private boolean available(int node) {
+  /** Whether node {@code node} reaches the store now (no outage, not cut off from it). */
+  boolean available(int node) {
     return scheduler.now() >= outageUntil && reach.reachesStore(node);
   }
 

@@ -26,6 +26,8 @@ final class SimEntity {
   boolean busy;
   boolean terminated;
   boolean passivating;
+  /** Started by a shard that was handing off (one more incarnation for held messages): outside the limit. */
+  boolean forHandOff;
   /** Why it ended by its own doing (stopped or failed), null if it did not. */
   SimLedger.Cause endedBy;
   long lastProcessed = -1;

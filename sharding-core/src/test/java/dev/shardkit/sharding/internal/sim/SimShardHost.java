@@ -41,14 +41,14 @@ final class SimShardHost implements ShardPorts<SimEntity> {
   boolean stopped;
 
   SimShardHost(ClusterSim sim, int node, ActorRef<Object> ref, ActorRef<Object> region, String shardId,
-      int entityLimit, int bufferSize) {
+      int entityLimit, int bufferSize, boolean remembering, boolean limited) {
     this.sim = sim;
     this.node = node;
     this.ref = ref;
     this.region = region;
     this.shardId = shardId;
-    ShardConfig cfg = new ShardConfig(ClusterSim.TYPE, shardId, bufferSize, false, Duration.ofMillis(200),
-        Duration.ofSeconds(2), Optional.empty(), false, 10, Duration.ofMillis(100), Duration.ofMillis(200),
+    ShardConfig cfg = new ShardConfig(ClusterSim.TYPE, shardId, bufferSize, remembering, Duration.ofMillis(200),
+        Duration.ofSeconds(2), Optional.empty(), limited, 10, Duration.ofMillis(100), Duration.ofMillis(200),
         Duration.ofSeconds(5), "simulated store");
     this.machine = new ShardMachine<>(cfg, new ShardCarryOver(entityLimit).take(), e -> e.id);
     this.driver = new ShardDriver<>(machine, this);
@@ -113,13 +113,24 @@ final class SimShardHost implements ShardPorts<SimEntity> {
   }
 
   @Override
-  public void rememberLoad(long readId) {
-    sim.after(node, 1_000_000, () -> receive(new ShardInput.RememberLoaded<SimEntity>(readId, Set.of())));
+  public ShardInput<SimEntity> rememberLoad(long readId) {
+    if (!sim.gateOpen(node)) {
+      return new ShardInput.RememberRefused<>(readId);
+    }
+    sim.rememberStore().read(node, shardId, ids -> receive(new ShardInput.RememberLoaded<SimEntity>(readId, ids)),
+        failure -> receive(new ShardInput.RememberLoadFailed<SimEntity>(readId, failure)));
+    return null;
   }
 
   @Override
-  public void rememberUpdate(long batchId, Set<String> started, Set<String> stopped) {
-    sim.after(node, 1_000_000, () -> receive(new ShardInput.RememberWritten<SimEntity>(batchId)));
+  public ShardInput<SimEntity> rememberUpdate(long batchId, Set<String> started, Set<String> stopped) {
+    if (!sim.gateOpen(node)) {
+      return new ShardInput.RememberRefused<>(batchId);
+    }
+    sim.rememberStore().update(node, shardId, started, stopped,
+        () -> receive(new ShardInput.RememberWritten<SimEntity>(batchId)),
+        failure -> receive(new ShardInput.RememberWriteFailed<SimEntity>(batchId, failure)));
+    return null;
   }
 
   @Override

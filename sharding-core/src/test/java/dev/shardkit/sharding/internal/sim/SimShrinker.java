@@ -44,7 +44,7 @@ final class SimShrinker {
       for (int k = kept.size() - 1; k >= 0 && runs < maxRuns; k--) {
         List<Integer> fewer = new ArrayList<>(kept);
         fewer.remove(k);
-        ClusterSim.Outcome outcome = ClusterSim.run(keeping(failing, fewer), freezeOldest, false);
+        ClusterSim.Outcome outcome = ClusterSim.run(keeping(failing, fewer), freezeOldest, failed.model(), false);
         runs++;
         if (outcome.violation() != null && outcome.violation().invariant().equals(invariant)) {
           kept = fewer;

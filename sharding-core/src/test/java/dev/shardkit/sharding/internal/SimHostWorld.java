@@ -47,6 +47,12 @@ public interface SimHostWorld {
    */
   void goneUnacknowledged(int node, ActorRef<Object> destination, List<Object> unacknowledged);
 
+  /**
+   * With redelivery on, a closed link handed back what its destination had not acknowledged, to
+   * go to the shards' next homes: those messages may be processed twice (at least once).
+   */
+  void redelivering(int node, ActorRef<Object> destination, List<Object> unacknowledged);
+
   /** A link took {@code item} into a batch to {@code destination} (the first time, or again). */
   void sent(int node, ActorRef<Object> destination, Object item);
 

@@ -83,6 +83,8 @@ public final class SimRegionHost implements RegionPorts {
       if (!redeliver) {
         // The region reports these only as a count (possibly lost): the simulation keeps their fate.
         world.goneUnacknowledged(node, closed.destination(), closed.unacknowledged());
+      } else {
+        world.redelivering(node, closed.destination(), closed.unacknowledged());
       }
     } else if (message instanceof DeliveryLink.Flushed flushed) {
       input = new RegionInput.LinkFlushed(flushed.destination());

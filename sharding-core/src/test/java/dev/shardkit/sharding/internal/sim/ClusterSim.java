@@ -75,7 +75,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private static final long QUIET_AFTER = 3_000 * MS;
 
   /** What a run came to: the coordinator simulation's result, and the traffic's. */
-  record Outcome(Result result, SimModel model, int remembered, int sent, int processed, int dropped, int lost,
+  record Outcome(Result result, SimModel model, int remembered, int repeated, int sent, int processed, int dropped, int lost,
       int lostFromOthers, int lostAfterConfirmation, String reasons) {
     SimViolation violation() {
       return result.violation();
@@ -167,7 +167,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     this.limit = model.limited() ? OptionalInt.of(draw.between("cluster.limit", Math.max(1, even / 2), even))
         : OptionalInt.empty();
     this.settings = new SimRegionHost.Settings(bufferSize, batchMax, window, Duration.ofSeconds(1),
-        Duration.ofSeconds(1), Duration.ofSeconds(10), false, remembering, limit);
+        Duration.ofSeconds(1), Duration.ofSeconds(10), model.redelivering(), remembering, limit);
     this.shards = scenario.askedShards();
     this.rate = draw.between(s, 20, 80);
     this.passivateRate = draw.chance(s, 0.5) ? 0.01 : 0;
@@ -242,7 +242,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     Result result = sim.run();
     SimLedger l = sim.ledger;
     int remembered = sim.rememberStore.all().values().stream().mapToInt(Set::size).sum();
-    return new Outcome(result, model, remembered, l.sent(), l.processedCount(), l.droppedCount(), l.lostCount(), l.lostFromOthers(),
+    return new Outcome(result, model, remembered, l.repeated(), l.sent(), l.processedCount(), l.droppedCount(), l.lostCount(), l.lostFromOthers(),
         sim.lostAfterConfirmation, l.reasons().toString());
   }
 
@@ -796,6 +796,16 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
             + "'s region saw n" + dest + " unreachable or downed at " + saw / 1e9 + " s; it is lost unacknowledged");
       }
       ledger.lost(m, dest, SimLedger.Cause.UNACKED_WINDOW);
+    }
+  }
+
+  @Override
+  public void redelivering(int node, ActorRef<Object> destination, List<Object> unacknowledged) {
+    for (Object item : unacknowledged) {
+      SimMsg m = simMsg(item);
+      if (m != null) {
+        ledger.redelivered(m);
+      }
     }
   }
 

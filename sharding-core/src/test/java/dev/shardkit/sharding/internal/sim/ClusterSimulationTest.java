@@ -117,8 +117,8 @@ class ClusterSimulationTest {
    * region of a type that remembers its entities asks it to confirm the start, and is told again
    * every 2 s until it does, StartConfirmations).
    */
-  static final List<ModelSeed> MODEL_REGRESSION_SEEDS = List.of(new ModelSeed(121, new SimModel(true, true)),
-      new ModelSeed(4193, new SimModel(true, false)), new ModelSeed(4609, new SimModel(true, true)));
+  static final List<ModelSeed> MODEL_REGRESSION_SEEDS = List.of(new ModelSeed(121, new SimModel(true, true, false)),
+      new ModelSeed(4193, new SimModel(true, false, false)), new ModelSeed(4609, new SimModel(true, true, false)));
 
   @Test
   void seedsWithinTheBudget() throws Exception {
@@ -163,6 +163,8 @@ class ClusterSimulationTest {
     LongAdder dropped = new LongAdder();
     LongAdder withLoss = new LongAdder();
     LongAdder seedsRemembering = new LongAdder();
+    LongAdder seedsRedelivering = new LongAdder();
+    LongAdder repeated = new LongAdder();
     LongAdder remembered = new LongAdder();
     SimSeeds.Ran<ClusterSim.Outcome> ran = SimSeeds.run(base, budget, minSeeds, threads, seed -> {
       long t0 = System.nanoTime();
@@ -185,6 +187,10 @@ class ClusterSimulationTest {
       if (outcome.lost() + outcome.dropped() > 0) {
         withLoss.increment();
       }
+      if (outcome.model().redelivering()) {
+        seedsRedelivering.increment();
+        repeated.add(outcome.repeated());
+      }
       if (outcome.model().remembering()) {
         seedsRemembering.increment();
         remembered.add(outcome.remembered());
@@ -193,10 +199,11 @@ class ClusterSimulationTest {
     System.out.println(String.format(Locale.ROOT, "Cluster simulation: %d seeds in %.1f s (%.1f seeds/s), seeds %d "
         + "to %d, %d messages, %d lost (%d with a node other than their sender's; %d in %d seeds sent after the "
         + "sender had the node confirmed back, and then it was downed) and %d dropped in %d seeds; %d seeds "
-        + "remembering entities (%d remembered at their ends)",
+        + "remembering entities (%d remembered at their ends); %d seeds redelivering after a crash (%d messages "
+        + "processed again)",
         ran.seeds(), ran.seconds(), ran.seeds() / ran.seconds(), base, ran.lastSeed(), messages.sum(), lost.sum(),
         lostFromOthers.sum(), lostAfterConfirmation.sum(), seedsLostAfterConfirmation.sum(), dropped.sum(),
-        withLoss.sum(), seedsRemembering.sum(), remembered.sum()));
+        withLoss.sum(), seedsRemembering.sum(), remembered.sum(), seedsRedelivering.sum(), repeated.sum()));
     if (ran.failed() != null) {
       check(ran.failed().result().scenario(), FREEZE_OLDEST, ran.failed(), replayFlags(kinds));
     }
@@ -252,7 +259,8 @@ class ClusterSimulationTest {
   }
 
   private static String counts(ClusterSim.Outcome o) {
-    return (o.model().equals(SimModel.AS_FOUND) ? "" : o.model() + " (" + o.remembered() + " remembered at the end), ") + o.sent() + " sent, " + o.processed() + " processed, " + o.dropped() + " dropped, " + o.lost() + " lost ("
+    return (o.model().equals(SimModel.AS_FOUND) ? "" : o.model() + " (" + o.remembered() + " remembered at the end, "
+        + o.repeated() + " processed again after a redelivery), ") + o.sent() + " sent, " + o.processed() + " processed, " + o.dropped() + " dropped, " + o.lost() + " lost ("
         + o.lostFromOthers() + " with a node other than their sender's, " + o.lostAfterConfirmation()
         + " sent after the sender had the node confirmed back) "
         + o.reasons() + "; " + o.result().steps() + " steps, " + o.result().simulatedMs() + " ms simulated";

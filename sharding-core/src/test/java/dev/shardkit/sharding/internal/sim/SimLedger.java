@@ -2,8 +2,10 @@ package dev.shardkit.sharding.internal.sim;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -33,6 +35,9 @@ final class SimLedger {
   /** Per entity, the incarnations that processed something, oldest first. */
   private final Map<String, List<SimEntity>> incarnations = new HashMap<>();
   private final Map<String, Integer> seqs = new HashMap<>();
+  /** Messages a closed link sent on again with redelivery on: they may be processed twice. */
+  private final Set<Integer> redelivered = new HashSet<>();
+  private int repeated;
   private int processed;
   private int dropped;
   private int lost;
@@ -83,8 +88,26 @@ final class SimLedger {
     }
   }
 
+  /** A closed link sends {@code m} on again (redelivery on): it may be processed a second time. */
+  void redelivered(SimMsg m) {
+    redelivered.add(m.id());
+  }
+
+  /** How many messages were processed again after a redelivery. */
+  int repeated() {
+    return repeated;
+  }
+
   void processed(SimMsg m, SimEntity by, long now) {
     Fate before = fates.get(m.id());
+    if (before == Fate.PROCESSED && redelivered.contains(m.id())) {
+      // At least once: the node that processed it first ended before acknowledging it. The first
+      // processing is the one whose order counts.
+      checkOneIncarnation(m, by);
+      by.lastProcessed = now;
+      repeated++;
+      return;
+    }
     if (before == Fate.PROCESSED) {
       throw new SimViolation("I4 nothing processed twice", m + " processed again by " + by);
     }
@@ -103,6 +126,14 @@ final class SimLedger {
           m + " processed by " + by + " after seq " + last);
     }
     lastSeq.put(key, m.seq());
+    checkOneIncarnation(m, by);
+    by.lastProcessed = now;
+    fates.set(m.id(), Fate.PROCESSED);
+    processed++;
+  }
+
+  /** I2: no other incarnation of the entity processed anything since {@code by} started. */
+  private void checkOneIncarnation(SimMsg m, SimEntity by) {
     List<SimEntity> list = incarnations.computeIfAbsent(m.entityId(), k -> new ArrayList<>());
     for (SimEntity other : list) {
       if (other != by && other.lastProcessed >= by.started) {
@@ -117,9 +148,6 @@ final class SimLedger {
         list.remove(0);
       }
     }
-    by.lastProcessed = now;
-    fates.set(m.id(), Fate.PROCESSED);
-    processed++;
   }
 
   void dropped(SimMsg m, int node, String reason) {

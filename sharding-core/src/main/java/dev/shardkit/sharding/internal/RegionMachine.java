@@ -12,7 +12,6 @@ import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,7 +21,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.Address;
@@ -105,13 +103,6 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
    * shard's home is told again or its hand-off begins.
    */
   private final Set<String> placedHere = new HashSet<>();
-  /**
-   * Shards the coordinator named this region home of while that could not be believed yet (the
-   * old home's link may still hand back): asked for again at every retry tick until an answer is
-   * believed, since nothing else would ask: a shard with remembered entities and no traffic gets
-   * no message to start it (cluster simulation seed 4193). Sorted: asked in order.
-   */
-  private final Set<String> namedHereUnbelieved = new TreeSet<>();
   /** Shards told to start, whose {@link RegionInput.ShardStarted} has not come yet: their messages are held. */
   private final Map<String, Integer> starting = new HashMap<>();
   private final OwnerHandOffs<ActorRef<Object>, ActorRef<Object>> handOffs = new OwnerHandOffs<>();
@@ -306,7 +297,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     if (key instanceof RegionTimer.RetryTick) {
       if (timers.tick(key, generation)) {
         effects.add(RegionEffect.SummarizeDrops.INSTANCE);
-        registration.retry(this::awaitingHome);
+        registration.retry(routing::awaitingHome);
       }
     } else if (key instanceof RegionTimer.SweepEarlyMarkers) {
       if (timers.tick(key, generation)) {
@@ -540,16 +531,6 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     }
   }
 
-  /** The shards whose homes the retry tick asks for: those with held messages, and those named here unbelieved. */
-  private Collection<String> awaitingHome() {
-    if (namedHereUnbelieved.isEmpty()) {
-      return routing.awaitingHome();
-    }
-    Set<String> shards = new TreeSet<>(routing.awaitingHome());
-    shards.addAll(namedHereUnbelieved);
-    return shards;
-  }
-
   private void onShardHome(ShardHome home) {
     if (!registration.actsOn(home.term())) {
       refusedAtTerm(home, home.term());
@@ -563,12 +544,8 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
         handOffs.isHandingOff(shardId), home.region().equals(self), cfg.proxyOnly(), hostedHere(shardId));
     if (decision instanceof HomeBelief.Ignore ignore) {
       report(RegionNotice.ignoringHome(typeName, home, ignore.why()));
-      if (home.region().equals(self)) {
-        namedHereUnbelieved.add(shardId);
-      }
       return;
     }
-    namedHereUnbelieved.remove(shardId);
     if (decision instanceof HomeBelief.CannotHost) {
       report(RegionNotice.cannotHost(typeName, shardId));
       return;

@@ -108,14 +108,13 @@ class ClusterSimulationTest {
    * opens). 4193, remembering (I11: a region that had just joined saw the coordinator's node
    * unreachable after a short freeze as the coordinator moved a shard from that node to it; it
    * ignored being named home, as the link to the old home might still hand back, and since nothing
-   * was held for the shard nothing asked again: its remembered entities never started; fixed in
-   * RegionMachine: a shard named home here and not believed is asked for at every retry tick
-   * until an answer is believed). 4609, remembering with a limit (I11: after a leave, the home of
-   * a shard with remembered entities, stored once a store outage ended, was told to its region
-   * during a partition and lost; nothing asked for the shard, so it stayed stopped with its
-   * remembered entities; fixed in CoordinatorMachine and RegionMachine: a home told to its own
-   * region of a type that remembers its entities asks it to confirm the start, and is told again
-   * every 2 s until it does, StartConfirmations).
+   * was held for the shard nothing asked again: its remembered entities never started). 4609,
+   * remembering with a limit (I11: after a leave, the home of a shard with remembered entities,
+   * stored once a store outage ended, was told to its region during a partition and lost; nothing
+   * asked for the shard, so it stayed stopped with its remembered entities). Both fixed in
+   * CoordinatorMachine and RegionMachine: a home told to its own region of a type that remembers
+   * its entities asks it to confirm the start, the region confirms once it believes it, and the
+   * coordinator tells it again every 2 s until it does (StartConfirmations).
    */
   static final List<ModelSeed> MODEL_REGRESSION_SEEDS = List.of(new ModelSeed(121, new SimModel(true, true, false)),
       new ModelSeed(4193, new SimModel(true, false, false)), new ModelSeed(4609, new SimModel(true, true, false)));

@@ -277,6 +277,8 @@ class JavaSerializationOffTest {
         new RegisterAck(other, 5),
         new GetShardHome("3", region),
         new ShardHome("3", region, 5),
+        new ShardHome("3", region, 5, true),
+        new ShardingProtocol.ShardStarted("3", region),
         new ShardHomes(Map.of("1", region, "2", other), 5),
         new ShardRefused("9999", "outside 0..3"),
         new GetCurrentRegions(region),

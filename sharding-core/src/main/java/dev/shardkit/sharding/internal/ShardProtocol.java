@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.internal;
 
 import java.util.Set;
+import org.apache.pekko.actor.DeadLetterSuppression;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 
@@ -13,8 +14,13 @@ import org.apache.pekko.actor.typed.ActorRef;
  */
 public sealed interface ShardProtocol extends NoSerializationVerificationNeeded {
 
-  /** Ask for the shard's live entities; answered with {@link ShardSnapshot}. */
-  record GetShardState(ActorRef<Object> replyTo) implements ShardProtocol {}
+  /**
+   * Ask for the shard's live entities; answered with {@link ShardSnapshot}. A
+   * {@code DeadLetterSuppression}: asked of every shard the region runs, it may reach one that
+   * stopped a moment before (a hand-off that just ended), whose answer the collector does without
+   * ({@link ShardStateCollector}'s timeout); that is no lost message worth a dead letter.
+   */
+  record GetShardState(ActorRef<Object> replyTo) implements ShardProtocol, DeadLetterSuppression {}
 
   /** A shard's live entities, and how many it has passivated automatically since it started. */
   record ShardSnapshot(String shardId, Set<String> entityIds, long idlePassivations, long limitPassivations)

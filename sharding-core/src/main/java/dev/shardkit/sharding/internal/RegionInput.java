@@ -45,8 +45,15 @@ sealed interface RegionInput extends NoSerializationVerificationNeeded permits
   /** A {@link Deliver} sent to the region: by another region, or asked by an entity ref. */
   record FromRegion(Deliver deliver) implements RegionInput {}
 
-  /** A batch from another region's link. */
-  record Batch(DeliveryBatch batch) implements RegionInput {}
+  /**
+   * A batch from another region's link.
+   *
+   * @param gateOpen this node's delivery gate was open as the batch arrived, read from the gate
+   *     itself: the keeper's news of a close may still be queued behind the batch (at the thaw of a
+   *     pause, behind everything that arrived during it), and a batch acknowledged then is forgotten
+   *     by its sender though this node may have been downed meanwhile
+   */
+  record Batch(DeliveryBatch batch, boolean gateOpen) implements RegionInput {}
 
   /**
    * The coordinator's messages and the other regions': RegisterAck, ShardHome, ShardHomes,

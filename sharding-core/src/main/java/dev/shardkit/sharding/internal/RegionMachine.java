@@ -209,7 +209,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       route(via.deliver(), false);
       routed(via);
     } else if (input instanceof RegionInput.Batch b) {
-      onDeliveryBatch(b.batch());
+      onDeliveryBatch(b.batch(), b.gateOpen());
     } else if (input instanceof RegionInput.FromRegion d) {
       onDeliver(d.deliver());
     } else if (input instanceof RegionInput.Envelope e) {
@@ -847,9 +847,12 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
 
   // ---- remote delivery and membership
 
-  /** A batch from another region's link: delivered if it is the next in that link's sequence. */
-  private void onDeliveryBatch(DeliveryBatch batch) {
-    if (!links.accept(batch, routing.table().localHeld())) {
+  /**
+   * A batch from another region's link: delivered if it is the next in that link's sequence, and
+   * refused while this node's gate is closed, as the region last heard or as it read on arrival.
+   */
+  private void onDeliveryBatch(DeliveryBatch batch, boolean gateOpen) {
+    if (!links.accept(batch, routing.table().localHeld() || !gateOpen)) {
       return;
     }
     List<Object> items = batch.items();

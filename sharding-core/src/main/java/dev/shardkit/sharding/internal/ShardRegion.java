@@ -43,6 +43,8 @@ final class ShardRegion {
   private final RegionDriver driver;
   private final ShardingSerializer serializer;
   private final int maximumFrameSize;
+  /** This node's delivery gate, read as each batch arrives. */
+  private final DeliveryGate gate;
   private int linksStarted;
   private boolean stopped;
 
@@ -58,6 +60,7 @@ final class ShardRegion {
     var classic = Adapter.toClassic(context.getSystem());
     this.serializer = DeliveryLink.serializer(classic);
     this.maximumFrameSize = DeliveryLink.maximumFrameSize(classic);
+    this.gate = NodeGate.get(context.getSystem()).gate();
     ActorRef<Object> self = context.getSelf();
     RegionMachine machine = new RegionMachine(
         RegionConfig.of(spec.typeName(), spec.proxyOnly(), spec.rememberEntities().isPresent(), spec.settings()),
@@ -94,14 +97,14 @@ final class ShardRegion {
   }
 
   /** The machine's input for what the actor received; anything unknown is an envelope to route. */
-  private static RegionInput input(Object message) {
+  private RegionInput input(Object message) {
     if (message instanceof RegionInput input) {
       // A caller's message by the slow path, or what the region told itself.
       return input;
     } else if (message instanceof Deliver deliver) {
       return new RegionInput.FromRegion(deliver);
     } else if (message instanceof DeliveryBatch batch) {
-      return new RegionInput.Batch(batch);
+      return new RegionInput.Batch(batch, gate.isOpen());
     } else if (message instanceof ShardingProtocol protocol) {
       return new RegionInput.Protocol(protocol);
     } else if (message instanceof DeliveryLink.Closed closed) {

@@ -20,6 +20,9 @@ public interface SimHostWorld {
   /** Runs {@code action} on node {@code node} after {@code nanos}, once the node runs (a frozen node's timers fire at thaw). */
   void after(int node, long nanos, Runnable action);
 
+  /** Whether node {@code node}'s delivery gate is open now, as the gate itself reads (the region shell reads it so). */
+  boolean gateOpen(int node);
+
   /** Starts a shard of the region {@code region} on its node. */
   ActorRef<Object> startShard(int node, ActorRef<Object> region, String shardId, int entityLimit);
 

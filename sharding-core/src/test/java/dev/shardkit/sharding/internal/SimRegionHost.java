@@ -72,7 +72,7 @@ public final class SimRegionHost implements RegionPorts {
     if (message instanceof Deliver deliver) {
       input = new RegionInput.FromRegion(deliver);
     } else if (message instanceof DeliveryBatch batch) {
-      input = new RegionInput.Batch(batch);
+      input = new RegionInput.Batch(batch, world.gateOpen(node));
     } else if (message instanceof RegionInput in) {
       input = in;
     } else if (message instanceof ShardingProtocol protocol) {
@@ -140,6 +140,11 @@ public final class SimRegionHost implements RegionPorts {
   }
 
   /** The links this region started, in order. */
+  /** Whether the region holds what it routes to node {@code node}'s shards: it sees that node unreachable, or returning. */
+  public boolean holdsFor(org.apache.pekko.actor.Address node) {
+    return machine.table().unreachable().contains(node);
+  }
+
   public List<SimLinkHost> links() {
     return links;
   }

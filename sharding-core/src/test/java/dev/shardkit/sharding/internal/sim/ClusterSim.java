@@ -1,6 +1,5 @@
 package dev.shardkit.sharding.internal.sim;
 
-import dev.shardkit.sharding.MessageExtractor;
 import dev.shardkit.sharding.internal.ClusterChange;
 import dev.shardkit.sharding.internal.CoordinatorInput;
 import dev.shardkit.sharding.internal.ShardIdBounds;
@@ -11,7 +10,6 @@ import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
 import dev.shardkit.sharding.internal.SimHostWorld;
 import dev.shardkit.sharding.internal.SimLinkHost;
 import dev.shardkit.sharding.internal.SimRegionHost;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -43,7 +41,11 @@ import org.apache.pekko.cluster.MemberStatus;
  * drops only at a full buffer) and I10 (the coordinator's, and every live region
  * registered); I11 (no entity runs twice, and with remember-entities exactly the remembered ones
  * run, {@link SimRememberStore}) once calm, and I12 (the active-entity limit) every 100 ms, in the
- * seed's model ({@link SimModel}).
+ * seed's model ({@link SimModel}); I13 (a batch is acknowledged only while its receiver's gate is
+ * open) as acknowledgements are sent, and I14 (a link to a healthy node delivers within a bound)
+ * every 100 ms. A seed's model may have two or three entity types ({@link SimEntityType}): each
+ * has its own coordinator singleton and store, regions, shards, links and entities, and they
+ * share the nodes, their membership, network and gates.
  */
 final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
 
@@ -102,21 +104,22 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private record Actor(int node, Consumer<Object> receive) {}
 
   private final SimLedger ledger = new SimLedger();
-  private final SimRegionHost.Settings settings;
-  private final int entities;
-  private final int shards;
+  /** The entity types, by index. */
+  private final List<SimEntityType> types = new ArrayList<>();
+  /** Each region's type, by the region's ref; looked up only. */
+  private final Map<ActorRef<Object>, SimEntityType> typesByRegion = new HashMap<>();
   private final double rate;
   private final double passivateRate;
   private final double stopRate;
   private final double failRate;
   /** Every actor that runs, by ref; looked up only. */
   private final Map<ActorRef<Object>, Actor> actors = new HashMap<>();
-  private final Map<ActorRef<Object>, Integer> proxies = new HashMap<>();
+  /** A type's singleton proxy on a node. */
+  private record Proxy(int node, SimEntityType type) {}
+
+  private final Map<ActorRef<Object>, Proxy> proxies = new HashMap<>();
   private final List<Watch> watches = new ArrayList<>();
   private final Map<ActorRef<Object>, List<Watch>> watchesByRef = new HashMap<>();
-  private final Map<Integer, SimRegionHost> regionHosts = new TreeMap<>();
-  /** Live entity incarnations, by node, in the order they started. */
-  private final Map<Integer, List<SimEntity>> liveEntities = new TreeMap<>();
   private final List<SimShardHost> shardHosts = new ArrayList<>();
   private final Set<Integer> left = new TreeSet<>();
   private final int[] links = new int[SimNetwork.MAX_NODES];
@@ -127,10 +130,19 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   /** When each node's region first saw another one gone in the episode of its last fault, -1 if never. */
   private final long[][] sawGone = new long[SimNetwork.MAX_NODES][SimNetwork.MAX_NODES];
   /**
-   * When each node's region last had its link to another node confirmed (that node acknowledged a
-   * batch sent after its return, so its gate was open), -1 if never.
+   * When each node's region last had its link to another region confirmed (that region's node
+   * acknowledged a batch sent after its return, so its gate was open), by the destination region
+   * and then the sender's node; absent or -1 if never. Per region, not per node: the regions of
+   * several types on a node confirm their links at different moments (seed 5421, with two types,
+   * took a later confirmation of the other type's link for this one's).
    */
-  private final long[][] confirmedAt = new long[SimNetwork.MAX_NODES][SimNetwork.MAX_NODES];
+  private final Map<ActorRef<Object>, long[]> confirmedAt = new HashMap<>();
+  /** I14's bound: a link to a node healthy this long holds nothing older (4 × resend-after). */
+  private static final long LATENCY_BOUND = 4_000 * MS;
+  /** Since when each link's destination has been healthy, by the link's ref; looked up only. */
+  private final Map<ActorRef<Object>, Long> healthySince = new HashMap<>();
+  /** The links whose region held what it routed to their destination in their last unhealthy spell; looked up only. */
+  private final Set<ActorRef<Object>> heldInSpell = new java.util.HashSet<>();
   /** Messages lost with a node downed after the sender had it confirmed back: the at-most-once window. */
   private int lostAfterConfirmation;
   /** When the last crash, freeze or partition began for each node. */
@@ -138,42 +150,24 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private int shardUids;
   private int incarnations;
   private final boolean plannedOnly;
-  /** Whether the type remembers its entities, in {@link #rememberStore}. */
-  private final boolean remembering;
-  /** The regions' active-entity limit, if any. */
-  private final OptionalInt limit;
-  private final SimRememberStore rememberStore;
 
   /**
-   * @param freezeOldest the freeze-oldest family's settings: a link's window (8 batches, as by
-   *     default) and batches of about a second of a node's traffic (as 1 000 messages are at the
-   *     soak test's 1 000 a second), so that what is held while a node is away rides in few batches
+   * @param freezeOldest the freeze-oldest family's settings ({@link SimEntityType})
    */
   ClusterSim(SimScenario scenario, boolean freezeOldest, SimModel model, boolean deepHash) {
-    super(scenario, deepHash);
-    this.remembering = model.remembering();
+    super(scenario, deepHash, model.types());
     SimRng draw = new SimRng(scenario.seed() ^ 0x5eedL);
-    String s = "cluster";
-    int bufferSize = draw.between(s, 200, 2000);
-    int batchMax = draw.between(s, 8, 64);
-    int window = draw.between(s, 2, 8);
-    if (freezeOldest) {
-      batchMax = draw.between("cluster.freezeOldest", 32, 128);
-      window = 8;
+    for (int t = 0; t < model.types(); t++) {
+      // The first type draws from the seed's own streams, as when there was one type.
+      SimRng typeDraw = t == 0 ? draw : new SimRng(scenario.seed() ^ 0x5eedL ^ (0x9e3779b97f4a7c15L * t));
+      types.add(new SimEntityType(t, model.type(t), singletons.get(t), typeDraw, scenario.nodes(),
+          scenario.askedShards(), freezeOldest, this));
     }
-    this.entities = draw.between(s, 20, 100);
-    // A limit that bites: between half and all of a node's even share of the entities.
-    int even = Math.max(2, entities / scenario.nodes());
-    this.limit = model.limited() ? OptionalInt.of(draw.between("cluster.limit", Math.max(1, even / 2), even))
-        : OptionalInt.empty();
-    this.settings = new SimRegionHost.Settings(bufferSize, batchMax, window, Duration.ofSeconds(1),
-        Duration.ofSeconds(1), Duration.ofSeconds(10), model.redelivering(), remembering, limit);
-    this.shards = scenario.askedShards();
+    String s = "cluster";
     this.rate = draw.between(s, 20, 80);
     this.passivateRate = draw.chance(s, 0.5) ? 0.01 : 0;
     this.stopRate = ENTITY_ENDS && draw.chance(s, 0.3) ? 0.002 : 0;
     this.failRate = ENTITY_ENDS && draw.chance(s, 0.3) ? 0.002 : 0;
-    this.rememberStore = new SimRememberStore(this, SimRememberStore.Behaviour.draw(draw));
     boolean planned = true;
     for (SimScenario.Action a : scenario.actions()) {
       planned &= a.kind() == SimScenario.Kind.LEAVE || a.kind() == SimScenario.Kind.JOIN
@@ -182,7 +176,6 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     this.plannedOnly = planned;
     for (int i = 0; i < SimNetwork.MAX_NODES; i++) {
       java.util.Arrays.fill(sawGone[i], -1);
-      java.util.Arrays.fill(confirmedAt[i], -1);
     }
   }
 
@@ -241,27 +234,35 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     ClusterSim sim = new ClusterSim(scenario, freezeOldest, model, deepHash);
     Result result = sim.run();
     SimLedger l = sim.ledger;
-    int remembered = sim.rememberStore.all().values().stream().mapToInt(Set::size).sum();
+    int remembered = 0;
+    for (SimEntityType type : sim.types) {
+      remembered += type.rememberStore.all().values().stream().mapToInt(Set::size).sum();
+    }
     return new Outcome(result, model, remembered, l.repeated(), l.sent(), l.processedCount(), l.droppedCount(), l.lostCount(), l.lostFromOthers(),
         sim.lostAfterConfirmation, l.reasons().toString());
   }
 
   // ---- nodes
 
+  /** A node joined the cluster (or formed it): it gets a region of each type, subscribed to its gate keeper. */
   @Override
   void addRegion(int n) {
-    ActorRef<Object> proxy = SimRefs.proxy(n, TYPE);
-    proxies.put(proxy, n);
-    SimRegionHost region = new SimRegionHost(this, n, TYPE, SimRefs.region(n, TYPE), proxy, SimMembership.id(n),
-        extractor(), new ShardIdBounds(TYPE, scenario.knownShards(), 1000, null), settings);
-    regionHosts.put(n, region);
-    liveEntities.put(n, new ArrayList<>());
-    register(SimRefs.shutdownWaiter(n), n, done -> membership.exitReady(n));
-    after(n, 0, () -> {
-      region.start();
-      region.receive(membership.snapshot(n));
-      gateSubscribe(n, region.ref());
-    });
+    for (SimEntityType type : types) {
+      ActorRef<Object> proxy = SimRefs.proxy(n, type.name);
+      proxies.put(proxy, new Proxy(n, type));
+      SimRegionHost region = new SimRegionHost(this, n, type.name, SimRefs.region(n, type.name), proxy,
+          SimMembership.id(n), type.extractor, new ShardIdBounds(type.name, scenario.knownShards(), 1000, null),
+          type.settings);
+      type.regions.put(n, region);
+      typesByRegion.put(region.ref(), type);
+      type.liveOn(n);
+      register(SimRefs.shutdownWaiter(n, type.name), n, done -> regionShutDown(n, type));
+      after(n, 0, () -> {
+        region.start();
+        region.receive(membership.snapshot(n));
+        gateSubscribe(n, region.ref());
+      });
+    }
     after(n, rng.millis("traffic.phase." + n, 1, 50), () -> traffic(n));
     if (n == 0) {
       scheduler.after(100 * MS, this::checkBounds);
@@ -286,72 +287,139 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
    * active-entity limit, no node runs more entities than the limit.
    */
   private void checkBounds() {
-    for (SimRegionHost region : regionHosts.values()) {
-      if (!region.isStopped() && region.held() > settings.bufferSize() + region.handedBack()) {
-        throw new SimViolation("I8 buffers within their bounds", region.ref() + " holds " + region.held()
-            + " messages, more than buffer-size " + settings.bufferSize() + " and the " + region.handedBack()
-            + " its closed links handed back");
+    for (SimEntityType type : types) {
+      int bufferSize = type.settings.bufferSize();
+      for (SimRegionHost region : type.regions.values()) {
+        if (!region.isStopped() && region.held() > bufferSize + region.handedBack()) {
+          throw new SimViolation("I8 buffers within their bounds", region.ref() + " holds " + region.held()
+              + " messages, more than buffer-size " + bufferSize + " and the " + region.handedBack()
+              + " its closed links handed back");
+        }
       }
     }
     for (SimShardHost shard : shardHosts) {
-      if (!shard.stopped && shard.machine.heldMessages() > settings.bufferSize()) {
+      int bufferSize = shard.type.settings.bufferSize();
+      if (!shard.stopped && shard.machine.heldMessages() > bufferSize) {
         throw new SimViolation("I8 buffers within their bounds", shard.ref + " holds " + shard.machine.heldMessages()
-            + " messages, more than buffer-size " + settings.bufferSize());
+            + " messages, more than buffer-size " + bufferSize);
       }
     }
     shardHosts.removeIf(shard -> shard.stopped);
-    if (limit.isPresent()) {
-      liveEntities.forEach((node, live) -> {
-        // As configuration.md promises it: never exceeded, except that a region hosting more
-        // shards than the limit gives each one at once (the others passivate down to their
-        // smaller shares meanwhile, so no total holds then), and that a shard being handed off
-        // delivers its held messages to one more incarnation of their entities regardless.
-        int hosted = 0;
-        for (SimShardHost shard : shardHosts) {
-          if (shard.node == node && !shard.stopped) {
-            hosted++;
-          }
-        }
-        long counted = live.stream().filter(e -> !e.forHandOff).count();
-        if (membership.alive(node) && hosted <= limit.getAsInt() && counted > limit.getAsInt()) {
-          throw new SimViolation("I12 at most the active-entity limit", "n" + node + " runs " + counted
-              + " entities, more than the limit " + limit.getAsInt() + " allows with " + hosted + " shards hosted"
-              + " (and " + (live.size() - counted) + " started for a hand-off): " + live);
-        }
-      });
+    for (SimEntityType type : types) {
+      checkLimit(type);
+      checkLatency(type);
     }
     if (now() < end) {
       scheduler.after(100 * MS, this::checkBounds);
     }
   }
 
-  private MessageExtractor<Object, Object> extractor() {
-    return new MessageExtractor<>() {
-      @Override
-      public String entityId(Object envelope) {
-        return ((SimMsg) envelope).entityId();
-      }
+  /** I12 for one type: with an active-entity limit, no node runs more of its entities than the limit. */
+  private void checkLimit(SimEntityType type) {
+    OptionalInt limit = type.limit;
+    if (limit.isPresent()) {
+      type.live.forEach((node, live) -> {
+        // As configuration.md promises it: never exceeded, except that a region hosting more
+        // shards than the limit gives each one at once (the others passivate down to their
+        // smaller shares meanwhile, so no total holds then), and that a shard being handed off
+        // delivers its held messages to one more incarnation of their entities regardless.
+        int hosted = 0;
+        for (SimShardHost shard : shardHosts) {
+          if (shard.type == type && shard.node == node && !shard.stopped) {
+            hosted++;
+          }
+        }
+        long counted = live.stream().filter(e -> !e.forHandOff).count();
+        if (membership.alive(node) && hosted <= limit.getAsInt() && counted > limit.getAsInt()) {
+          throw new SimViolation("I12 at most the active-entity limit", "n" + node + " runs " + counted
+              + " entities of " + type.name + ", more than the limit " + limit.getAsInt() + " allows with " + hosted + " shards hosted"
+              + " (and " + (live.size() - counted) + " started for a hand-off): " + live);
+        }
+      });
+    }
+  }
 
-      @Override
-      public String shardId(String entityId) {
-        return Integer.toString(Math.floorMod(entityId.hashCode(), shards));
+  /**
+   * I14 for one type: a link whose destination has been healthy for a bound (both nodes running
+   * and connected, the destination Up and reachable in the sender's view and Up in truth, its gate
+   * open, its region of the type running) holds no message it took longer ago than that bound:
+   * what entered it before or during a fault goes out soon after the fault ends. The bound is
+   * {@link #LATENCY_BOUND} after a spell in which the sender's region held what it routed to that
+   * node (it saw the node unreachable and then reachable again: its links resend at once, and a
+   * probe's answer ends the hold), and that plus the link's longest resend timeout after a spell
+   * nobody noticed (a partition shorter than failure detection: nothing tells the link that its
+   * grown timeout may be cut short).
+   */
+  private void checkLatency(SimEntityType type) {
+    for (SimRegionHost region : type.regions.values()) {
+      int from = region.node();
+      if (region.isStopped() || !membership.alive(from)) {
+        continue;
       }
+      for (SimLinkHost link : region.links()) {
+        if (link.isStopped()) {
+          continue;
+        }
+        int to = nodeOf(link.destination());
+        SimRegionHost destination = type.region(to);
+        boolean healthy = destination != null && destination.ref().equals(link.destination())
+            && !destination.isStopped() && healthyPair(from, to) && membership.reachableIn(from, to);
+        if (!healthy && healthySince.remove(link.ref()) != null) {
+          heldInSpell.remove(link.ref()); // a new spell begins
+        }
+        if (region.holdsFor(SimRefs.address(to))) {
+          heldInSpell.add(link.ref());
+        }
+        if (!healthy) {
+          continue;
+        }
+        long since = healthySince.computeIfAbsent(link.ref(), k -> now());
+        boolean noticed = heldInSpell.contains(link.ref());
+        long bound = noticed ? LATENCY_BOUND : LATENCY_BOUND + 8 * type.settings.resendAfter().toNanos();
+        if (now() - since < bound) {
+          continue;
+        }
+        link.forEachHeld(item -> {
+          SimMsg m = simMsg(item);
+          Long at = m == null ? null : offeredAt.get(m.id());
+          if (at != null && now() - at > bound) {
+            throw new SimViolation("I14 a link to a healthy node delivers within a bound", link.ref() + " still holds "
+                + m + ", taken " + (now() - at) / MS + " ms ago, unacknowledged; its destination " + link.destination()
+                + " has been healthy for " + (now() - since) / MS + " ms, after a spell the sender's region "
+                + (noticed ? "noticed" : "did not notice") + ": the bound is " + bound / MS + " ms");
+          }
+        });
+      }
+    }
+  }
 
-      @Override
-      public Object unwrapMessage(Object envelope) {
-        return envelope;
+  /** Both nodes run, reach each other, and see the second Up; the second's gate is open. */
+  private boolean healthyPair(int from, int to) {
+    return membership.alive(from) && membership.alive(to) && membership.thawAt(from) < 0 && membership.thawAt(to) < 0
+        && membership.connected(from, to) && membership.connected(to, from)
+        && membership.status(to) == MemberStatus.up() && membership.statusIn(from, to) == MemberStatus.up()
+        && gateOpen(to);
+  }
+
+  /** The type whose entity {@code entityId} is. */
+  private SimEntityType typeOf(String entityId) {
+    for (int t = types.size() - 1; t > 0; t--) {
+      if (types.get(t).owns(entityId)) {
+        return types.get(t);
       }
-    };
+    }
+    return types.get(0);
   }
 
   @Override
   public void changed(int node, ClusterChange change) {
     super.changed(node, change);
-    SimRegionHost region = regionHosts.get(node);
-    if (region != null && membership.alive(node)) {
+    if (types.get(0).region(node) != null && membership.alive(node)) {
       after(node, 0, () -> {
         noteGone(node, change);
-        region.receive(change);
+        for (SimEntityType type : types) {
+          type.region(node).receive(change);
+        }
       });
     }
     if (change instanceof ClusterChange.MemberChanged changed && changed.node().status() == MemberStatus.removed()) {
@@ -397,19 +465,23 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   @Override
   public void ended(int node) {
     super.ended(node);
-    SimRegionHost region = regionHosts.get(node);
-    if (region != null) {
-      region.died();
+    for (SimEntityType type : types) {
+      SimRegionHost region = type.region(node);
+      if (region != null) {
+        region.died();
+      }
     }
     for (SimShardHost shard : shardHosts) {
       if (shard.node == node) {
         shard.stopped = true;
       }
     }
-    for (SimEntity e : liveEntities.getOrDefault(node, List.of())) {
-      e.terminated = true;
+    for (SimEntityType type : types) {
+      for (SimEntity e : type.liveOn(node)) {
+        e.terminated = true;
+      }
+      type.liveOn(node).clear();
     }
-    liveEntities.getOrDefault(node, new ArrayList<>()).clear();
     MemberStatus status = membership.status(node);
     SimLedger.Cause cause = left.contains(node) ? SimLedger.Cause.LEFT
         : status == null || status == MemberStatus.down() ? SimLedger.Cause.DOWNED : SimLedger.Cause.CRASHED;
@@ -420,13 +492,24 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     trace(node, "node ended", cause + ", " + gone.size() + " messages lost", List.of());
   }
 
+  /** Coordinated shutdown: the node's region of each type hands off its shards and stops; the node exits after. */
   @Override
   public void leaving(int node) {
     left.add(node);
-    SimRegionHost region = regionHosts.get(node);
-    if (region != null && !region.isStopped()) {
-      after(node, 0, () -> region.shutDown(SimRefs.shutdownWaiter(node)));
-    } else {
+    for (SimEntityType type : types) {
+      SimRegionHost region = type.region(node);
+      if (region != null && !region.isStopped()) {
+        after(node, 0, () -> region.shutDown(SimRefs.shutdownWaiter(node, type.name)));
+      } else {
+        regionShutDown(node, type);
+      }
+    }
+  }
+
+  /** A leaving node's region of {@code type} has shut down: once every type's has, the node may exit. */
+  private void regionShutDown(int node, SimEntityType type) {
+    type.shutDown.add(node);
+    if (types.stream().allMatch(t -> t.shutDown.contains(node))) {
       membership.exitReady(node);
     }
   }
@@ -434,19 +517,15 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   // ---- the coordinator's side
 
   @Override
-  boolean remembersEntities() {
-    return remembering;
+  boolean remembersEntities(int type) {
+    return types.get(type).remembering();
   }
 
   @Override
   void readRememberedShards(SimCoordinatorHost host, long readId) {
-    rememberStore.readShards(host.node,
+    types.get(host.singleton.index).rememberStore.readShards(host.node,
         ids -> toCoordinatorHost(host, new CoordinatorInput.RememberedShardsRead(readId, ids)),
         failure -> toCoordinatorHost(host, new CoordinatorInput.RememberedShardsFailed(readId, failure)));
-  }
-
-  SimRememberStore rememberStore() {
-    return rememberStore;
   }
 
   @Override
@@ -457,7 +536,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   @Override
   void identify(int from, int to, SimCoordinatorHost host) {
     network.send(from, to, () -> {
-      SimRegionHost region = regionHosts.get(to);
+      SimRegionHost region = types.get(host.singleton.index).region(to);
       boolean has = region != null && !region.isStopped();
       network.send(to, from, () -> toCoordinatorHost(host,
           new CoordinatorInput.NodeIdentified(SimRefs.address(to), has)));
@@ -479,17 +558,19 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   // ---- traffic and entities
 
   private void traffic(int n) {
-    SimRegionHost region = regionHosts.get(n);
+    SimEntityType type = types.size() == 1 ? types.get(0) : types.get(rng.stream("traffic.type").nextInt(types.size()));
+    SimRegionHost region = type.region(n);
     if (now() >= trafficEnd || region == null || region.isStopped() || !membership.alive(n) || left.contains(n)) {
       return;
     }
+    int entities = type.entities;
     int pick = rng.stream("traffic.entity").nextInt(entities);
-    if (remembering && pick < entities / 2 && now() >= QUIET_AFTER) {
+    if (type.remembering() && pick < entities / 2 && now() >= QUIET_AFTER) {
       // Half of a remembering type's entities are quiet after the first seconds: only
       // remember-entities brings them back after a move, a crash or their own failure (I11).
       pick = entities / 2 + pick % (entities - entities / 2);
     }
-    String entityId = "e" + pick;
+    String entityId = type.entityId(pick);
     SimMsg m = ledger.send(n, entityId);
     send(n, region.ref(), m);
     after(n, (long) (rng.stream("traffic.gap").nextDouble() * 2e9 / rate), () -> traffic(n));
@@ -498,7 +579,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   SimEntity newEntity(SimShardHost shard, String entityId) {
     SimEntity e = new SimEntity(entityId, shard.node, ++incarnations, shard, now());
     e.forHandOff = shard.machine.phase() == ShardMachine.Phase.HANDING_OFF;
-    liveEntities.get(shard.node).add(e);
+    shard.type.liveOn(shard.node).add(e);
     trace(shard.node, "entity started", e, List.of());
     return e;
   }
@@ -567,7 +648,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private void terminate(SimEntity e, SimLedger.Cause ownDoing, Throwable failure) {
     e.terminated = true;
     e.endedBy = ownDoing;
-    liveEntities.get(e.node).remove(e);
+    e.shard.type.liveOn(e.node).remove(e);
     for (Object left : e.mailbox) {
       SimMsg m = simMsg(left);
       if (ownDoing == null) {
@@ -582,10 +663,11 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   }
 
   void shardStopped(SimShardHost shard) {
-    for (SimEntity e : new ArrayList<>(liveEntities.get(shard.node))) {
+    List<SimEntity> live = shard.type.liveOn(shard.node);
+    for (SimEntity e : new ArrayList<>(live)) {
       if (e.shard == shard) {
         e.terminated = true;
-        liveEntities.get(shard.node).remove(e);
+        live.remove(e);
         for (Object m : e.mailbox) {
           deadLetter(e.node, m, "in the mailbox of " + e + " when its shard stopped");
         }
@@ -621,9 +703,15 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
 
   @Override
   public void send(int from, ActorRef<Object> to, Object message) {
-    Integer proxyNode = proxies.get(to);
-    if (proxyNode != null) {
-      viaProxy(from, (ShardingProtocol) message);
+    if (message instanceof ShardingProtocol.DeliveryAck ack && !ack.resend() && !gateOpen(from)) {
+      // The sender forgets what is acknowledged: taken while the gate is closed, it is lost if the
+      // node turns out to have been downed, and a probe so answered would release what was held.
+      throw new SimViolation("I13 a batch is acknowledged only while the receiver's gate is open", "n" + from
+          + " acknowledges " + ack + " to " + to + " while its delivery gate is " + (gateDown(from) ? "down" : "closed"));
+    }
+    Proxy proxy = proxies.get(to);
+    if (proxy != null) {
+      viaProxy(proxy.type().singleton, from, (ShardingProtocol) message);
       return;
     }
     Actor actor = actors.get(to);
@@ -647,9 +735,9 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
 
   @Override
   public ActorRef<Object> startShard(int node, ActorRef<Object> region, String shardId, int entityLimit) {
-    ActorRef<Object> ref = SimRefs.shard(node, TYPE, shardId, ++shardUids);
-    SimShardHost shard = new SimShardHost(this, node, ref, region, shardId, entityLimit, settings.bufferSize(),
-        remembering, limit.isPresent());
+    SimEntityType type = typesByRegion.get(region);
+    ActorRef<Object> ref = SimRefs.shard(node, type.name, shardId, ++shardUids);
+    SimShardHost shard = new SimShardHost(this, type, node, ref, region, shardId, entityLimit);
     shardHosts.add(shard);
     register(ref, node, shard::receive);
     send(node, ref, new ShardInput.Start<>());
@@ -680,7 +768,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   }
 
   private boolean isCoordinator(ActorRef<Object> ref) {
-    for (SimCoordinatorHost host : running) {
+    for (SimCoordinatorHost host : running()) {
       if (host.ref.equals(ref)) {
         return true;
       }
@@ -706,7 +794,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
 
   @Override
   public ActorRef<Object> linkRef(int node, ActorRef<Object> region) {
-    return SimRefs.link(node, TYPE, ++links[node]);
+    return SimRefs.link(node, typesByRegion.get(region).name, ++links[node]);
   }
 
   @Override
@@ -722,10 +810,10 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     for (Watch w : watchesByRef.getOrDefault(ref, List.of())) {
       fire(w, node);
     }
-    SimRegionHost region = regionHosts.get(node);
-    if (region != null && region.ref().equals(ref) && left.contains(node)) {
+    SimEntityType type = typesByRegion.get(ref);
+    if (type != null && left.contains(node)) {
       // Coordinated shutdown goes on once the region has stopped.
-      membership.exitReady(node);
+      regionShutDown(node, type);
     }
   }
 
@@ -762,7 +850,8 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       }
       long saw = sawGone[from][node] >= faultAt[node] ? sawGone[from][node] : -1;
       long offered = offeredAt.get(m.id());
-      if (saw >= 0 && offered > saw && afterConfirmation(from, node, saw, offered)) {
+      ActorRef<Object> destination = typeOf(m.entityId()).region(node).ref();
+      if (saw >= 0 && offered > saw && afterConfirmation(from, destination, saw, offered)) {
         lostAfterConfirmation++;
       } else if (saw >= 0 && offered > saw) {
         throw new SimViolation("I7 lost only in the window before the sender saw the node gone", m
@@ -788,7 +877,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       }
       long saw = sawGone[node][dest] >= faultAt[dest] ? sawGone[node][dest] : -1;
       Long offered = offeredAt.get(m.id());
-      if (saw >= 0 && offered != null && offered > saw && afterConfirmation(node, dest, saw, offered)) {
+      if (saw >= 0 && offered != null && offered > saw && afterConfirmation(node, destination, saw, offered)) {
         lostAfterConfirmation++;
       } else if (saw >= 0 && offered != null && offered > saw) {
         throw new SimViolation("I7 lost only in the window before the sender saw the node gone", m
@@ -816,16 +905,20 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
    * older view. What the link had unacknowledged then, or the node had acknowledged and not yet
    * processed, is the at-most-once window of a node that is downed while it runs; counted apart.
    */
-  private boolean afterConfirmation(int from, int node, long saw, long offered) {
-    long confirmed = confirmedAt[from][node];
-    return confirmed >= saw && offered >= confirmed;
+  private boolean afterConfirmation(int from, ActorRef<Object> destination, long saw, long offered) {
+    long[] confirmed = confirmedAt.get(destination);
+    return confirmed != null && confirmed[from] >= saw && offered >= confirmed[from];
   }
 
   @Override
   public void linkConfirmed(int node, ActorRef<Object> destination) {
     int dest = nodeOf(destination);
     if (membership.statusIn(node, dest) != MemberStatus.down()) {
-      confirmedAt[node][dest] = now();
+      confirmedAt.computeIfAbsent(destination, d -> {
+        long[] never = new long[SimNetwork.MAX_NODES];
+        java.util.Arrays.fill(never, -1);
+        return never;
+      })[node] = now();
     }
   }
 
@@ -860,7 +953,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     if (!membership.calm()) {
       return;
     }
-    for (SimRegionHost region : regionHosts.values()) {
+    for (SimRegionHost region : regions()) {
       if (region.isStopped() || !membership.alive(region.node())) {
         continue;
       }
@@ -890,7 +983,16 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     if (ledger.reasons().keySet().stream().anyMatch(r -> r.contains(SimLedger.Cause.DEAD_LETTER.name()))) {
       throw new SimViolation("I5 no message is a dead letter", ledger.reasons().toString());
     }
-    checkEntitiesAtEnd();
+    for (SimEntityType type : types) {
+      checkEntitiesAtEnd(type);
+    }
+  }
+
+  /** Every type's region on every node that had one, type by type. */
+  private List<SimRegionHost> regions() {
+    List<SimRegionHost> all = new ArrayList<>();
+    types.forEach(type -> all.addAll(type.regions.values()));
+    return all;
   }
 
   /**
@@ -898,9 +1000,9 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
    * remembered entities run: each started again wherever its shard went (a move, a node that
    * ended, an entity that stopped or failed by its own doing), none forgotten but the passivated.
    */
-  private void checkEntitiesAtEnd() {
+  private void checkEntitiesAtEnd(SimEntityType type) {
     Map<String, SimEntity> running = new TreeMap<>();
-    liveEntities.forEach((node, live) -> {
+    type.live.forEach((node, live) -> {
       if (membership.alive(node)) {
         for (SimEntity e : live) {
           SimEntity other = running.put(e.id, e);
@@ -911,11 +1013,11 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
         }
       }
     });
-    if (!remembering) {
+    if (!type.remembering()) {
       return;
     }
     Set<String> remembered = new TreeSet<>();
-    rememberStore.all().values().forEach(remembered::addAll);
+    type.rememberStore.all().values().forEach(remembered::addAll);
     Set<String> notRunning = new TreeSet<>(remembered);
     notRunning.removeAll(running.keySet());
     Set<String> notRemembered = new TreeSet<>(running.keySet());
@@ -923,9 +1025,9 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     if (!notRunning.isEmpty() || !notRemembered.isEmpty()) {
       StringBuilder where = new StringBuilder();
       for (String id : notRunning) {
-        String shardId = extractor().shardId(id);
+        String shardId = type.extractor.shardId(id);
         where.append(id).append(" (shard ").append(shardId).append("; homes:");
-        regionHosts.forEach((n, r) -> {
+        type.regions.forEach((n, r) -> {
           if (!r.isStopped() && membership.alive(n)) {
             where.append(" n").append(n).append("→").append(r.homeOf(shardId));
           }
@@ -940,9 +1042,11 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
   private String describe(List<SimMsg> open) {
     StringBuilder b = new StringBuilder();
     for (SimMsg m : open) {
-      String shardId = extractor().shardId(m.entityId());
-      b.append(m).append(" (shard ").append(shardId).append(", at n").append(ledger.location(m)).append("; homes:");
-      regionHosts.forEach((n, r) -> {
+      SimEntityType type = typeOf(m.entityId());
+      String shardId = type.extractor.shardId(m.entityId());
+      b.append(m).append(" (").append(type.name).append(" shard ").append(shardId).append(", at n")
+          .append(ledger.location(m)).append("; homes:");
+      type.regions.forEach((n, r) -> {
         if (!r.isStopped() && membership.alive(n)) {
           b.append(" n").append(n).append("→").append(r.homeOf(shardId));
         }

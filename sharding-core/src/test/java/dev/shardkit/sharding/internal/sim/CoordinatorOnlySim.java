@@ -65,8 +65,10 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   final SimTrace trace;
   final SimMembership membership;
   final SimNetwork network;
+  /** The coordinator singleton of each entity type, by the type's index; the first type's is {@link #store}'s. */
+  final List<Singleton> singletons = new ArrayList<>();
+  /** The first entity type's coordinator store; an outage takes every type's store out (one database). */
   final SimCoordinatorStore store;
-  private final CoordinatorConfig[] configs = new CoordinatorConfig[SimNetwork.MAX_NODES];
   private final Map<Integer, SimStubRegion> regions = new TreeMap<>();
   /** Each node's gate keeper, by node. */
   private final SimGateHost[] gates = new SimGateHost[SimNetwork.MAX_NODES];
@@ -74,20 +76,44 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   private final Map<String, Integer> nodesByAddress = new HashMap<>();
   private final SimGateHost.World gateWorld = new GateWorld();
   private final Map<ActorRef<Object>, SimCoordinatorHost> hostsByRef = new HashMap<>();
-  /** The coordinators running, in the order they started. */
-  final List<SimCoordinatorHost> running = new ArrayList<>();
   /** Where each shard runs; looked up only. */
   private final Map<String, SimStubRegion> runningShards = new HashMap<>();
-  private int coordinatorUids;
-  private int lastHolder = -1;
-  private boolean lastHandedOver;
-  private final Set<Integer> startsPending = new TreeSet<>();
   final long trafficEnd;
   final long end;
   private long burstUntil;
   private int burstNode = -1;
 
+  /** The coordinator singleton of one entity type: its store and where its incarnations run. */
+  final class Singleton {
+    final int index;
+    final String typeName;
+    final SimCoordinatorStore store;
+    private final CoordinatorConfig[] configs = new CoordinatorConfig[SimNetwork.MAX_NODES];
+    /** The coordinators running, in the order they started. */
+    final List<SimCoordinatorHost> running = new ArrayList<>();
+    private int uids;
+    private int lastHolder = -1;
+    private boolean lastHandedOver;
+    private final Set<Integer> startsPending = new TreeSet<>();
+
+    Singleton(int index, String typeName, SimCoordinatorStore store) {
+      this.index = index;
+      this.typeName = typeName;
+      this.store = store;
+    }
+  }
+
+  /** The name of the entity type with this index: the first is {@link #TYPE}. */
+  static String typeName(int index) {
+    return index == 0 ? TYPE : TYPE + (index + 1);
+  }
+
   CoordinatorOnlySim(SimScenario scenario, boolean deepHash) {
+    this(scenario, deepHash, 1);
+  }
+
+  /** @param types how many entity types the cluster runs, each with its coordinator singleton and store */
+  CoordinatorOnlySim(SimScenario scenario, boolean deepHash, int types) {
     this.scenario = scenario;
     this.rng = new SimRng(scenario.seed());
     this.trace = new SimTrace(deepHash ? 20_000 : 2000, deepHash);
@@ -103,10 +129,15 @@ class CoordinatorOnlySim implements SimMembership.Listener {
         membership.whenRunning(n, delivery);
       }
     });
-    this.store = new SimCoordinatorStore(scheduler, rng,
-        n -> membership.alive(n) && (scenario.storeOutsideCluster() || !membership.cutOff(n)
-            && membership.status(n) != null && membership.status(n) != MemberStatus.down()), scenario.lostReplies(),
-        (scenario.lastActionEndMs() + 15_000) * MS);
+    for (int t = 0; t < types; t++) {
+      // The first type's store draws from the seed's own streams, as when there was one type.
+      SimRng storeRng = t == 0 ? rng : new SimRng(scenario.seed() ^ (0x7e9eL * t));
+      singletons.add(new Singleton(t, typeName(t), new SimCoordinatorStore(scheduler, storeRng,
+          n -> membership.alive(n) && (scenario.storeOutsideCluster() || !membership.cutOff(n)
+              && membership.status(n) != null && membership.status(n) != MemberStatus.down()), scenario.lostReplies(),
+          (scenario.lastActionEndMs() + 15_000) * MS)));
+    }
+    this.store = singletons.get(0).store;
     membership.listener(this);
     long last = scenario.lastActionEndMs();
     this.trafficEnd = (last + 15_000) * MS;
@@ -183,7 +214,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
           membership.freeze(n, action.durationMs() * MS);
         }
       }
-      case STORE_OUTAGE -> store.outage(action.durationMs() * MS);
+      case STORE_OUTAGE -> singletons.forEach(s -> s.store.outage(action.durationMs() * MS));
       case BURST -> {
         List<Integer> up = membership.healthyUp();
         if (!up.isEmpty()) {
@@ -203,6 +234,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
     if (up.isEmpty()) {
       return -1;
     }
+    List<SimCoordinatorHost> running = singletons.get(0).running;
     if (coordinator && !running.isEmpty() && up.contains(running.get(running.size() - 1).node)) {
       return running.get(running.size() - 1).node;
     }
@@ -236,47 +268,54 @@ class CoordinatorOnlySim implements SimMembership.Listener {
 
   // ---- the singleton
 
-  /**
-   * Where the coordinator runs: a coordinator whose node ended is gone; one whose node exits hands
-   * over (it is told to stop); a node that sees itself as the oldest, and sees no coordinator
-   * running on a member, starts one, after the removal margin if the last one's node was removed
-   * without leaving.
-   */
+  /** Where each entity type's coordinator runs: {@link #singletonCheck(Singleton)} for each. */
   private void singletonCheck() {
-    for (SimCoordinatorHost host : new ArrayList<>(running)) {
+    for (Singleton singleton : singletons) {
+      singletonCheck(singleton);
+    }
+  }
+
+  /**
+   * Where a type's coordinator runs: a coordinator whose node ended is gone; one whose node exits
+   * hands over (it is told to stop); a node that sees itself as the oldest, and sees no coordinator
+   * of the type running on a member, starts one, after the removal margin if the last one's node
+   * was removed without leaving.
+   */
+  private void singletonCheck(Singleton s) {
+    for (SimCoordinatorHost host : new ArrayList<>(s.running)) {
       if (host.stopped || !membership.alive(host.node)) {
         host.gone();
-        running.remove(host);
-        lastHolder = host.node;
-        lastHandedOver = host.stopped && membership.alive(host.node);
+        s.running.remove(host);
+        s.lastHolder = host.node;
+        s.lastHandedOver = host.stopped && membership.alive(host.node);
         coordinatorGone(host);
       } else if (membership.statusIn(host.node, host.node) == MemberStatus.exiting()) {
         host.handle(new CoordinatorInput.Stop());
         if (host.stopped) {
-          singletonCheck();
+          singletonCheck(s);
           return;
         }
       }
     }
     for (int c : new TreeSet<>(membership.alive())) {
-      if (membership.oldestIn(c) != c || startsPending.contains(c) || !vacantFor(c)) {
+      if (membership.oldestIn(c) != c || s.startsPending.contains(c) || !vacantFor(s, c)) {
         continue;
       }
-      if (lastHolder >= 0 && !lastHandedOver && membership.statusIn(c, lastHolder) != null) {
+      if (s.lastHolder >= 0 && !s.lastHandedOver && membership.statusIn(c, s.lastHolder) != null) {
         continue; // the last coordinator's node is not removed yet, as c sees it
       }
       boolean removedRunning = false;
-      for (SimCoordinatorHost host : running) {
+      for (SimCoordinatorHost host : s.running) {
         removedRunning |= membership.removedIn(c, host.node);
       }
       // Taking over from a node that was removed without leaving waits the removal margin: that
       // node may still run until it has downed itself.
-      long delay = !removedRunning && (lastHolder < 0 || lastHandedOver) ? 20 * MS : MARGIN.toNanos();
-      startsPending.add(c);
+      long delay = !removedRunning && (s.lastHolder < 0 || s.lastHandedOver) ? 20 * MS : MARGIN.toNanos();
+      s.startsPending.add(c);
       scheduler.after(delay, () -> {
-        startsPending.remove(c);
-        if (membership.alive(c) && membership.oldestIn(c) == c && vacantFor(c)) {
-          startCoordinator(c);
+        s.startsPending.remove(c);
+        if (membership.alive(c) && membership.oldestIn(c) == c && vacantFor(s, c)) {
+          startCoordinator(s, c);
         }
       });
     }
@@ -291,9 +330,9 @@ class CoordinatorOnlySim implements SimMembership.Listener {
     });
   }
 
-  /** Whether node {@code c} sees no coordinator running on a member. */
-  private boolean vacantFor(int c) {
-    for (SimCoordinatorHost host : running) {
+  /** Whether node {@code c} sees no coordinator of the type running on a member. */
+  private boolean vacantFor(Singleton s, int c) {
+    for (SimCoordinatorHost host : s.running) {
       if (host.node == c || membership.statusIn(c, host.node) != null) {
         return false;
       }
@@ -301,28 +340,28 @@ class CoordinatorOnlySim implements SimMembership.Listener {
     return true;
   }
 
-  private void startCoordinator(int n) {
-    ActorRef<Object> ref = SimRefs.coordinator(n, TYPE, ++coordinatorUids);
-    SimCoordinatorHost host = new SimCoordinatorHost(this, n, ref, config(n), store, rng);
+  private void startCoordinator(Singleton s, int n) {
+    ActorRef<Object> ref = SimRefs.coordinator(n, s.typeName, ++s.uids);
+    SimCoordinatorHost host = new SimCoordinatorHost(this, s, n, ref, config(s, n), s.store, rng);
     hostsByRef.put(ref, host);
-    running.add(host);
+    s.running.add(host);
     host.start(membership.snapshot(n));
   }
 
-  private CoordinatorConfig config(int n) {
-    if (configs[n] == null) {
+  private CoordinatorConfig config(Singleton s, int n) {
+    if (s.configs[n] == null) {
       int known = scenario.knownShards();
-      configs[n] = new CoordinatorConfig(TYPE, Optional.empty(),
+      s.configs[n] = new CoordinatorConfig(s.typeName, Optional.empty(),
           new LeastShardAllocationStrategy(scenario.rebalanceThreshold(), 20, 0.1), known,
-          new ShardIdBounds(TYPE, known, 1000, null), remembersEntities(), scenario.tellsHomes(), Duration.ofSeconds(2),
-          Duration.ofMillis(scenario.rebalanceIntervalMs()), Duration.ofSeconds(5), MARGIN, 1000, 100,
-          SimRefs.address(n), "simulated store");
+          new ShardIdBounds(s.typeName, known, 1000, null), remembersEntities(s.index), scenario.tellsHomes(),
+          Duration.ofSeconds(2), Duration.ofMillis(scenario.rebalanceIntervalMs()), Duration.ofSeconds(5), MARGIN, 1000,
+          100, SimRefs.address(n), "simulated store");
     }
-    return configs[n];
+    return s.configs[n];
   }
 
-  /** Whether the type remembers its entities: not with stub regions, which run no shards. */
-  boolean remembersEntities() {
+  /** Whether the type with this index remembers its entities: not with stub regions, which run no shards. */
+  boolean remembersEntities(int type) {
     return false;
   }
 
@@ -343,7 +382,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
     if (membership.alive(node)) {
       gates[node].membership(change);
     }
-    for (SimCoordinatorHost host : new ArrayList<>(running)) {
+    for (SimCoordinatorHost host : running()) {
       if (host.node == node && !host.stopped) {
         host.handle(new CoordinatorInput.Membership(change));
       }
@@ -354,7 +393,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
       if (region != null) {
         region.nodeRemoved(gone);
       }
-      for (SimCoordinatorHost host : new ArrayList<>(running)) {
+      for (SimCoordinatorHost host : running()) {
         if (host.node == node) {
           Set<ActorRef<Object>> watched = new TreeSet<>(BY_PATH);
           watched.addAll(host.watched);
@@ -396,14 +435,24 @@ class CoordinatorOnlySim implements SimMembership.Listener {
 
   // ---- what the regions and coordinators send
 
-  /** Through the singleton proxy of {@code from}: to the coordinator on the oldest node as it sees it. */
-  void viaProxy(int from, ShardingProtocol message) {
+  /** Every coordinator running, of every type, in the order the types and their incarnations started. */
+  List<SimCoordinatorHost> running() {
+    List<SimCoordinatorHost> all = new ArrayList<>();
+    singletons.forEach(s -> all.addAll(s.running));
+    return all;
+  }
+
+  /**
+   * Through the singleton proxy of {@code from} for the type of {@code singleton}: to that type's
+   * coordinator on the oldest node as it sees it.
+   */
+  void viaProxy(Singleton singleton, int from, ShardingProtocol message) {
     int oldest = membership.oldestIn(from);
     if (oldest < 0) {
       return;
     }
     network.send(from, oldest, () -> {
-      for (SimCoordinatorHost host : new ArrayList<>(running)) {
+      for (SimCoordinatorHost host : new ArrayList<>(singleton.running)) {
         if (host.node == oldest && !host.stopped) {
           host.handle(new CoordinatorInput.Protocol(message));
         }
@@ -449,7 +498,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   // ---- the delivery gates
 
   /** Whether node {@code node}'s delivery gate is open, as its keeper left it. */
-  boolean gateOpen(int node) {
+  public boolean gateOpen(int node) {
     return gates[node].isOpen();
   }
 
@@ -560,7 +609,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
 
   void regionStopped(SimStubRegion region) {
     trace.step(now(), region.node, "region stopped", region.ref, List.of());
-    for (SimCoordinatorHost host : new ArrayList<>(running)) {
+    for (SimCoordinatorHost host : running()) {
       if (host.watched.contains(region.ref)) {
         network.send(region.node, host.node, () -> toCoordinatorHost(host,
             new CoordinatorInput.Terminated(region.ref)));
@@ -634,10 +683,11 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   }
 
   void checkStoreAgrees(SimCoordinatorHost host) {
+    SimCoordinatorStore store = host.singleton.store;
     if (store.term() == host.machine.term() && !store.state().equals(host.machine.stored())) {
       throw new SimViolation("I1 the store holds what the active coordinator stored",
-          "the store at term " + store.term() + " holds " + store.state() + " but the coordinator has "
-              + host.machine.stored());
+          "the store of " + host.singleton.typeName + " at term " + store.term() + " holds " + store.state()
+              + " but the coordinator has " + host.machine.stored());
     }
   }
 
@@ -651,15 +701,17 @@ class CoordinatorOnlySim implements SimMembership.Listener {
     if (!membership.calm()) {
       return; // the scenario ended unsettled (a node still leaving): nothing is promised yet
     }
-    SimCoordinatorHost active = null;
-    for (SimCoordinatorHost host : running) {
-      if (!host.stopped && membership.alive(host.node)) {
-        active = host;
+    for (Singleton s : singletons) {
+      SimCoordinatorHost active = null;
+      for (SimCoordinatorHost host : s.running) {
+        if (!host.stopped && membership.alive(host.node)) {
+          active = host;
+        }
       }
-    }
-    if (active == null || active.machine.phase() != CoordinatorMachine.Phase.ACTIVE) {
-      throw new SimViolation("I10 liveness", "no active coordinator at the end: " + (active == null ? "none runs"
-          : "phase " + active.machine.phase()));
+      if (active == null || active.machine.phase() != CoordinatorMachine.Phase.ACTIVE) {
+        throw new SimViolation("I10 liveness", "no active coordinator of " + s.typeName + " at the end: "
+            + (active == null ? "none runs" : "phase " + active.machine.phase()));
+      }
     }
     CoordinatorState state = store.state();
     for (SimStubRegion region : regions.values()) {
@@ -733,10 +785,6 @@ class CoordinatorOnlySim implements SimMembership.Listener {
 
   void trace(int node, String what, Object input, List<?> effects) {
     trace.step(now(), node, what, input, effects);
-  }
-
-  String typeName() {
-    return TYPE;
   }
 
   int nodeOf(ActorRef<?> ref) {

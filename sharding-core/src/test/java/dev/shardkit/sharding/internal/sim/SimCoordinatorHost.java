@@ -35,6 +35,8 @@ import org.apache.pekko.actor.typed.ActorRef;
 final class SimCoordinatorHost implements CoordinatorPorts {
 
   private final CoordinatorOnlySim sim;
+  /** The singleton of the entity type this coordinator is an incarnation of. */
+  final CoordinatorOnlySim.Singleton singleton;
   final int node;
   final ActorRef<Object> ref;
   final CoordinatorMachine machine;
@@ -48,9 +50,10 @@ final class SimCoordinatorHost implements CoordinatorPorts {
   boolean stopped;
   long drops;
 
-  SimCoordinatorHost(CoordinatorOnlySim sim, int node, ActorRef<Object> ref, CoordinatorConfig config,
-      SimCoordinatorStore store, SimRng rng) {
+  SimCoordinatorHost(CoordinatorOnlySim sim, CoordinatorOnlySim.Singleton singleton, int node, ActorRef<Object> ref,
+      CoordinatorConfig config, SimCoordinatorStore store, SimRng rng) {
     this.sim = sim;
+    this.singleton = singleton;
     this.node = node;
     this.ref = ref;
     this.store = store.new Handle(node);
@@ -113,7 +116,7 @@ final class SimCoordinatorHost implements CoordinatorPorts {
   public void announce(List<Address> nodes, RegisterAck hello) {
     for (Address address : nodes) {
       int to = sim.nodeOf(address);
-      sim.toRegion(node, SimRefs.region(to, sim.typeName()), hello);
+      sim.toRegion(node, SimRefs.region(to, singleton.typeName), hello);
       sim.identify(node, to, this);
     }
   }

@@ -458,6 +458,11 @@ final class SimMembership {
     return member == null ? null : member.status();
   }
 
+  /** Whether node {@code viewer}'s view has node {@code n} reachable (as far as it knows it). */
+  boolean reachableIn(int viewer, int n) {
+    return !views.get(viewer).unreachable.contains(n);
+  }
+
   /** Whether node {@code viewer} saw node {@code n} removed. */
   boolean removedIn(int viewer, int n) {
     return views.get(viewer).removed.contains(n);

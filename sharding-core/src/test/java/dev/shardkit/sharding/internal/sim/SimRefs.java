@@ -55,9 +55,10 @@ final class SimRefs {
     return resolve(address(node) + "/system/shardkit-region-" + typeName + "/link-" + k);
   }
 
-  /** Who waits for a node's region to have shut down, as coordinated shutdown does. */
-  static ActorRef<Object> shutdownWaiter(int node) {
-    return resolve(address(node) + "/system/shutdown-waiter");
+  /** Who waits for a node's region of a type to have shut down, as coordinated shutdown does. */
+  static ActorRef<Object> shutdownWaiter(int node, String typeName) {
+    return resolve(address(node) + "/system/shutdown-waiter" + (typeName.equals(CoordinatorOnlySim.TYPE) ? ""
+        : "-" + typeName));
   }
 
   private static synchronized ActorRef<Object> resolve(String path) {

@@ -30,6 +30,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 final class SimShardHost implements ShardPorts<SimEntity> {
 
   private final ClusterSim sim;
+  final SimEntityType type;
   final int node;
   final ActorRef<Object> ref;
   final ActorRef<Object> region;
@@ -40,16 +41,17 @@ final class SimShardHost implements ShardPorts<SimEntity> {
   private boolean parked;
   boolean stopped;
 
-  SimShardHost(ClusterSim sim, int node, ActorRef<Object> ref, ActorRef<Object> region, String shardId,
-      int entityLimit, int bufferSize, boolean remembering, boolean limited) {
+  SimShardHost(ClusterSim sim, SimEntityType type, int node, ActorRef<Object> ref, ActorRef<Object> region,
+      String shardId, int entityLimit) {
     this.sim = sim;
+    this.type = type;
     this.node = node;
     this.ref = ref;
     this.region = region;
     this.shardId = shardId;
-    ShardConfig cfg = new ShardConfig(ClusterSim.TYPE, shardId, bufferSize, remembering, Duration.ofMillis(200),
-        Duration.ofSeconds(2), Optional.empty(), limited, 10, Duration.ofMillis(100), Duration.ofMillis(200),
-        Duration.ofSeconds(5), "simulated store");
+    ShardConfig cfg = new ShardConfig(type.name, shardId, type.settings.bufferSize(), type.remembering(),
+        Duration.ofMillis(200), Duration.ofSeconds(2), Optional.empty(), type.limit.isPresent(), 10,
+        Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(5), "simulated store");
     this.machine = new ShardMachine<>(cfg, new ShardCarryOver(entityLimit).take(), e -> e.id);
     this.driver = new ShardDriver<>(machine, this);
   }
@@ -117,7 +119,7 @@ final class SimShardHost implements ShardPorts<SimEntity> {
     if (!sim.gateOpen(node)) {
       return new ShardInput.RememberRefused<>(readId);
     }
-    sim.rememberStore().read(node, shardId, ids -> receive(new ShardInput.RememberLoaded<SimEntity>(readId, ids)),
+    type.rememberStore.read(node, shardId, ids -> receive(new ShardInput.RememberLoaded<SimEntity>(readId, ids)),
         failure -> receive(new ShardInput.RememberLoadFailed<SimEntity>(readId, failure)));
     return null;
   }
@@ -127,7 +129,7 @@ final class SimShardHost implements ShardPorts<SimEntity> {
     if (!sim.gateOpen(node)) {
       return new ShardInput.RememberRefused<>(batchId);
     }
-    sim.rememberStore().update(node, shardId, started, stopped,
+    type.rememberStore.update(node, shardId, started, stopped,
         () -> receive(new ShardInput.RememberWritten<SimEntity>(batchId)),
         failure -> receive(new ShardInput.RememberWriteFailed<SimEntity>(batchId, failure)));
     return null;

@@ -89,7 +89,7 @@ final class SimStubRegion {
       return;
     }
     if (!registered()) {
-      sim.viaProxy(node, new Register(ref, Set.copyOf(hosted)));
+      sim.viaProxy(sim.singletons.get(0), node, new Register(ref, Set.copyOf(hosted)));
     } else {
       if (shuttingDown) {
         sim.toCoordinator(node, coordinator, new GracefulShutdownReq(ref));

@@ -108,21 +108,21 @@ class CrashFailoverTest {
     for (NodeProcess node : nodes) {
       node.await("STARTED", 30);
     }
-    // Steady traffic first, so every shard has a home and every sender knows it.
-    Thread.sleep(5_000);
+    // Steady traffic first: every entity has answered every sender, so every shard has a home
+    // and every sender knows it.
+    NodeProcess.awaitOnAll(nodes, "AWAIT ANSWERED", 120);
     List<NodeProcess> survivors = new ArrayList<>(nodes);
     survivors.remove(victim);
     for (NodeProcess node : survivors) {
       node.command("MARK");
     }
     victim.process.destroyForcibly();
-    // Detection, downing, the coordinator's move and the shards' new homes, under traffic, and
-    // then a calm stretch: the window is the measurement. Stopping as soon as every entity had
-    // answered again after the removal (FailoverNode's AWAIT REMOVED) left up to a few hundred
-    // messages unacknowledged in some runs under load (390 of one sender's in one run of eight,
-    // after the region fixes for stranded hand-backs); why is still to be found: each node's
-    // output is kept in target/crash/<case>/logs.
-    Thread.sleep(30_000);
+    // Detection, downing, the coordinator's move and the shards' new homes, under traffic: each
+    // survivor goes on until it has seen the killed node removed and every entity has answered
+    // it a message sent after that; then it stops sending and reports once nothing it sent is
+    // still held or unacknowledged anywhere (FailoverNode's STOP). Each node's output is kept in
+    // target/crash/<case>/logs.
+    NodeProcess.awaitOnAll(survivors, "AWAIT REMOVED", 240);
     for (NodeProcess node : survivors) {
       node.command("STOP");
     }

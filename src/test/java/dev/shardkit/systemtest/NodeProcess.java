@@ -122,6 +122,19 @@ final class NodeProcess {
     stdin.flush();
   }
 
+  /**
+   * Gives each node an {@code AWAIT …} command (a {@code FailoverNode}'s), then waits until every
+   * one has answered {@code REACHED}: the event it names has happened on each.
+   */
+  static void awaitOnAll(java.util.List<NodeProcess> nodes, String command, long timeoutSeconds) throws Exception {
+    for (NodeProcess node : nodes) {
+      node.command(command);
+    }
+    for (NodeProcess node : nodes) {
+      node.await("REACHED", timeoutSeconds);
+    }
+  }
+
   /** Waits for the next protocol line with this keyword and returns its key=value pairs. */
   Map<String, String> await(String keyword, long timeoutSeconds) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);

@@ -56,13 +56,13 @@ class PausedNodeTest {
       node.await("STARTED", 30);
     }
     // Every shard has a home every sender knows before the freeze.
-    awaitOnAll(nodes, "AWAIT ANSWERED", 60);
+    NodeProcess.awaitOnAll(nodes, "AWAIT ANSWERED", 60);
     NodeProcess frozen = nodes.get(NODES - 1);
     List<NodeProcess> others = nodes.subList(0, NODES - 1);
     long frozenAt = System.nanoTime();
     signal(frozen, "STOP");
     // Unreachable after about 5 s of silence, far from being downed (30 s of an unchanged view more).
-    awaitOnAll(others, "AWAIT UNREACHABLE", 60);
+    NodeProcess.awaitOnAll(others, "AWAIT UNREACHABLE", 60);
     NodeProcess watcher = nodes.get(0);
     long held = 0;
     // The region hears of the unreachable node just after the listener did; from then on it holds.
@@ -77,8 +77,8 @@ class PausedNodeTest {
     long frozenMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt);
     // Back: each of the others saw it reachable again and then had every entity answer it; the
     // thawed node itself has every entity answer it again.
-    awaitOnAll(others, "AWAIT REACHABLE", 120);
-    awaitOnAll(List.of(frozen), "AWAIT ANSWERED", 120);
+    NodeProcess.awaitOnAll(others, "AWAIT REACHABLE", 120);
+    NodeProcess.awaitOnAll(List.of(frozen), "AWAIT ANSWERED", 120);
     for (NodeProcess node : nodes) {
       node.command("STOP");
     }
@@ -100,15 +100,6 @@ class PausedNodeTest {
     assertTrue(held > 0, "while the node was unreachable, messages for its shards were held, not sent: " + held);
     assertEquals(0, lost, "messages lost: " + reports);
     System.out.println(WitnessLog.read(witnessDir, NODES).assertSingleWriterInOrder("froze " + frozen.name));
-  }
-
-  private static void awaitOnAll(List<NodeProcess> nodes, String command, long timeoutSeconds) throws Exception {
-    for (NodeProcess node : nodes) {
-      node.command(command);
-    }
-    for (NodeProcess node : nodes) {
-      node.await("REACHED", timeoutSeconds);
-    }
   }
 
   private static void signal(NodeProcess node, String signal) throws Exception {

@@ -43,6 +43,15 @@ final class RegionRegistration {
   private final AheadOfTerm<ShardingProtocol> ahead = new AheadOfTerm<>(AHEAD_CAPACITY);
   /** Asked to hand off every shard: asked again on every retry until the region stops. */
   private boolean leaving;
+  /**
+   * Acknowledged by its coordinator at its term, but not yet again since: the acknowledgement may
+   * be the coordinator's announcement as it took over, which it sends to every node whether or
+   * not the region there registered, and the registration the region then sent it directly may
+   * have been lost (a full outbound queue drops it). Until a second acknowledgement shows that the
+   * coordinator stored the registration, every retry registers again; a region the coordinator
+   * does not know is left out of its hand-offs and keeps routing to a shard's old home.
+   */
+  private boolean unconfirmed;
 
   /**
    * @param proxy reaches whichever coordinator is current (the singleton proxy)
@@ -98,11 +107,15 @@ final class RegionRegistration {
   Acknowledged acknowledged(ActorRef<Object> by, long term) {
     CoordinatorFence.Ack ack = fence.acknowledged(by, term);
     if (ack != CoordinatorFence.Ack.NEW) {
+      if (ack == CoordinatorFence.Ack.SAME) {
+        unconfirmed = false;
+      }
       return new Acknowledged(ack, List.of());
     }
     status.registered(by.path().toString(), term);
     watch.accept(by);
     registerWith(by);
+    unconfirmed = true;
     return new Acknowledged(ack, ahead.acknowledgedAt(term));
   }
 
@@ -170,7 +183,8 @@ final class RegionRegistration {
   }
 
   /**
-   * The retry interval passed. Registering, it registers again; registered, it asks again where
+   * The retry interval passed. Registering, it registers again; registered, it registers with its
+   * coordinator again until that acknowledged twice (see {@link #unconfirmed}), asks again where
    * the shards {@code awaitingHome} live and, once asked to hand off every shard, asks that again
    * (a request or its answer may have been lost with a coordinator that was taking over).
    */
@@ -178,6 +192,9 @@ final class RegionRegistration {
     if (!registered()) {
       register();
       return;
+    }
+    if (unconfirmed) {
+      registerWith(coordinator());
     }
     awaitingHome.get().forEach(this::askHome);
     if (leaving) {

@@ -148,8 +148,10 @@ class RegionMachineTest {
     return in(new RegionHandle.ViaRegion(d));
   }
 
+  /** Registered as with a real coordinator: acknowledged, registered directly, acknowledged again. */
   private void registered(long term) {
     in(new RegionInput.Start());
+    protocol(new RegisterAck(coordinator, term));
     protocol(new RegisterAck(coordinator, term));
   }
 

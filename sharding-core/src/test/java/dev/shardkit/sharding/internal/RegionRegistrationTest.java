@@ -76,6 +76,28 @@ class RegionRegistrationTest {
     assertSame(coordinatorA, registration.coordinator());
   }
 
+  /**
+   * Cluster simulation seed 1862 (with small queues): the coordinator's announcement acknowledged a
+   * region that had not registered, the registration the region then sent was lost to a full
+   * queue, and the coordinator, which never knew the region, left it out of a hand-off: it went on
+   * routing to the shard's old home, and lost a message when that node left.
+   */
+  @Test
+  void anAcknowledgementIsConfirmedByRegisteringAgainAtEachRetryUntilTheCoordinatorAcknowledgesAgain() {
+    RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorA, 1); // the announcement
+    Told direct = new Told(coordinatorA, new Register(self, Set.of("1", "2")));
+    assertEquals(List.of(direct), told, "registered with it directly");
+
+    registration.retry(List::of);
+    registration.retry(List::of);
+    assertEquals(List.of(direct, direct, direct), told, "again at each retry, that registration perhaps lost");
+
+    assertEquals(CoordinatorFence.Ack.SAME, registration.acknowledged(coordinatorA, 1).outcome());
+    registration.retry(List::of);
+    assertEquals(List.of(direct, direct, direct), told, "acknowledged again: the coordinator stored it");
+  }
+
   @Test
   void anOlderCoordinatorsAcknowledgementChangesNothingAndANewerOneReplacesIt() {
     RegionRegistration registration = registration(false);
@@ -251,6 +273,7 @@ class RegionRegistrationTest {
   @Test
   void aRetryWhileRegisteredAsksForTheAwaitedHomesAndOnceLeavingForTheHandOffAgain() {
     RegionRegistration registration = registration(false);
+    registration.acknowledged(coordinatorA, 1);
     registration.acknowledged(coordinatorA, 1);
     told.clear();
     registration.retry(() -> List.of("7"));

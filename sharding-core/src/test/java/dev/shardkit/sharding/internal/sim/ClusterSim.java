@@ -78,7 +78,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
 
   /** What a run came to: the coordinator simulation's result, and the traffic's. */
   record Outcome(Result result, SimModel model, int remembered, int repeated, int sent, int processed, int dropped, int lost,
-      int lostFromOthers, int lostAfterConfirmation, String reasons) {
+      int lostFromOthers, int lostAfterConfirmation, long lostToFullQueues, String reasons) {
     SimViolation violation() {
       return result.violation();
     }
@@ -163,6 +163,9 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       types.add(new SimEntityType(t, model.type(t), singletons.get(t), typeDraw, scenario.nodes(),
           scenario.askedShards(), freezeOldest, this));
     }
+    if (model.smallQueues()) {
+      network.queueLimit(draw.between("cluster.queue", 4, 64));
+    }
     String s = "cluster";
     this.rate = draw.between(s, 20, 80);
     this.passivateRate = draw.chance(s, 0.5) ? 0.01 : 0;
@@ -239,7 +242,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       remembered += type.rememberStore.all().values().stream().mapToInt(Set::size).sum();
     }
     return new Outcome(result, model, remembered, l.repeated(), l.sent(), l.processedCount(), l.droppedCount(), l.lostCount(), l.lostFromOthers(),
-        sim.lostAfterConfirmation, l.reasons().toString());
+        sim.lostAfterConfirmation, sim.network.lostToFullQueues(), l.reasons().toString());
   }
 
   // ---- nodes
@@ -723,7 +726,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       }
       return;
     }
-    network.send(from, actor.node, () -> {
+    boolean queued = network.send(from, actor.node, () -> {
       Actor now = actors.get(to);
       if (now == null || !membership.alive(now.node)) {
         deadLetter(actor.node, message, "to " + to + ", stopped");
@@ -731,6 +734,9 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
         now.receive.accept(message);
       }
     });
+    if (!queued) {
+      trace(from, "lost to a full queue", message, List.of(to));
+    }
   }
 
   @Override
@@ -781,7 +787,7 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
       return;
     }
     w.fired = true;
-    network.send(from, w.node, () -> after(w.node, 0, () -> hear(w)));
+    network.sendSystem(from, w.node, () -> after(w.node, 0, () -> hear(w)));
   }
 
   /** The watcher hears that what it watched has terminated, once, however it learned it. */

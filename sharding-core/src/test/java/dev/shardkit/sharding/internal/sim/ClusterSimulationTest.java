@@ -118,11 +118,24 @@ class ClusterSimulationTest {
    * types, the first remembering with a limit, the second remembering and redelivering (I7, a
    * model error found as soon as types came in: the simulation kept when a sender's links to a
    * node were confirmed per node, and took the second type's later confirmation for the first
-   * type's link; it keeps it per destination region now).
+   * type's link; it keeps it per destination region now). 1862, three types (the third
+   * remembering) on a network with small queues (I6: the coordinator's announcement acknowledged
+   * a region that had not registered; the registration that region then sent was lost to a full
+   * queue, so the coordinator never knew it and left it out of a rebalance's hand-off; the region
+   * went on routing the shard to its old home, which forwarded it, until that node left and a
+   * message was lost with it; fixed in RegionRegistration: a region registers again at every
+   * retry until its coordinator has acknowledged twice). 4793, two types on a network with small
+   * queues (I6, a model error: the simulation lost a death watch's notification to a full queue,
+   * so the coordinator never heard that a leaving node's region had stopped after handing off
+   * shards whose ShardStopped was lost too; Artery sends system messages on its control stream,
+   * never dropped for a full queue; SimNetwork.sendSystem now).
    */
   static final List<ModelSeed> MODEL_REGRESSION_SEEDS = List.of(new ModelSeed(121, new SimModel(true, true, false)),
       new ModelSeed(4193, new SimModel(true, false, false)), new ModelSeed(4609, new SimModel(true, true, false)),
-      new ModelSeed(5421, new SimModel(true, true, false, List.of(new SimModel(true, false, true)))));
+      new ModelSeed(5421, new SimModel(true, true, false, List.of(new SimModel(true, false, true)))),
+      new ModelSeed(1862, new SimModel(false, false, false, List.of(new SimModel(false, false, false),
+          new SimModel(true, false, false)), true)),
+      new ModelSeed(4793, new SimModel(true, false, false, List.of(new SimModel(false, false, true)), true)));
 
   @Test
   void seedsWithinTheBudget() throws Exception {
@@ -171,6 +184,8 @@ class ClusterSimulationTest {
     LongAdder repeated = new LongAdder();
     LongAdder remembered = new LongAdder();
     LongAdder seedsWithTypes = new LongAdder();
+    LongAdder seedsWithSmallQueues = new LongAdder();
+    LongAdder lostToFullQueues = new LongAdder();
     SimSeeds.Ran<ClusterSim.Outcome> ran = SimSeeds.run(base, budget, minSeeds, threads, seed -> {
       long t0 = System.nanoTime();
       ClusterSim.Outcome outcome = ClusterSim.run(ClusterSim.scenario(seed, kinds, FREEZE_OLDEST,
@@ -192,6 +207,10 @@ class ClusterSimulationTest {
       if (outcome.lost() + outcome.dropped() > 0) {
         withLoss.increment();
       }
+      if (outcome.model().smallQueues()) {
+        seedsWithSmallQueues.increment();
+        lostToFullQueues.add(outcome.lostToFullQueues());
+      }
       if (outcome.model().types() > 1) {
         seedsWithTypes.increment();
       }
@@ -208,11 +227,12 @@ class ClusterSimulationTest {
         + "to %d, %d messages, %d lost (%d with a node other than their sender's; %d in %d seeds sent after the "
         + "sender had the node confirmed back, and then it was downed) and %d dropped in %d seeds; %d seeds "
         + "remembering entities (%d remembered at their ends); %d seeds redelivering after a crash (%d messages "
-        + "processed again); %d seeds with two or three entity types",
+        + "processed again); %d seeds with two or three entity types; %d seeds with small queues (%d messages "
+        + "lost to a full queue)",
         ran.seeds(), ran.seconds(), ran.seeds() / ran.seconds(), base, ran.lastSeed(), messages.sum(), lost.sum(),
         lostFromOthers.sum(), lostAfterConfirmation.sum(), seedsLostAfterConfirmation.sum(), dropped.sum(),
         withLoss.sum(), seedsRemembering.sum(), remembered.sum(), seedsRedelivering.sum(), repeated.sum(),
-        seedsWithTypes.sum()));
+        seedsWithTypes.sum(), seedsWithSmallQueues.sum(), lostToFullQueues.sum()));
     if (ran.failed() != null) {
       check(ran.failed().result().scenario(), FREEZE_OLDEST, ran.failed(), replayFlags(kinds));
     }
@@ -269,7 +289,8 @@ class ClusterSimulationTest {
 
   private static String counts(ClusterSim.Outcome o) {
     return (o.model().equals(SimModel.AS_FOUND) ? "" : o.model() + " (" + o.remembered() + " remembered at the end, "
-        + o.repeated() + " processed again after a redelivery), ") + o.sent() + " sent, " + o.processed() + " processed, " + o.dropped() + " dropped, " + o.lost() + " lost ("
+        + o.repeated() + " processed again after a redelivery), ") + (o.model().smallQueues() ? o.lostToFullQueues()
+        + " messages lost to a full queue, " : "") + o.sent() + " sent, " + o.processed() + " processed, " + o.dropped() + " dropped, " + o.lost() + " lost ("
         + o.lostFromOthers() + " with a node other than their sender's, " + o.lostAfterConfirmation()
         + " sent after the sender had the node confirmed back) "
         + o.reasons() + "; " + o.result().steps() + " steps, " + o.result().simulatedMs() + " ms simulated";

@@ -8,15 +8,21 @@ package dev.shardkit.sharding.internal.sim;
  * -Dsim.limit}), and whether links send what a removed node had not acknowledged to the shards'
  * next homes ({@code -Dsim.redeliver}, {@code redeliver-unacknowledged-after-crash}). Each of
  * these flags is {@code auto} (the default: drawn per seed and type, on in about 3 of 10,
- * independently), {@code on} or {@code off} for every seed and type. The regression seeds run their
- * own models: {@link #AS_FOUND} unless said otherwise.
+ * independently), {@code on} or {@code off} for every seed and type. And, for the whole network,
+ * whether its outbound queues are small ({@code -Dsim.smallQueues}, {@code auto} as the others):
+ * Artery drops a message that finds its association's queue full, and a small queue makes that
+ * happen to the protocol's messages (homes, hand-offs, batches, acknowledgements, the gate
+ * keepers' questions) on these seeds. The regression seeds run their own models: {@link
+ * #AS_FOUND} unless said otherwise.
  *
  * @param remembering the first type remembers its entities ({@link SimRememberStore})
  * @param limited the first type's regions have an active-entity limit, drawn per seed
  * @param redelivering what a removed node had not acknowledged goes to the first type's next homes (at least once)
  * @param others the models of the other entity types, each with no others of its own
+ * @param smallQueues the network's queue per pair of nodes holds 4-64 messages, not thousands
  */
-record SimModel(boolean remembering, boolean limited, boolean redelivering, java.util.List<SimModel> others) {
+record SimModel(boolean remembering, boolean limited, boolean redelivering, java.util.List<SimModel> others,
+    boolean smallQueues) {
 
   /** The model the first regression seeds were found in: one type, none of these. */
   static final SimModel AS_FOUND = new SimModel(false, false, false);
@@ -25,14 +31,20 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
   private static final String REMEMBER = System.getProperty("sim.remember", "auto");
   private static final String LIMIT = System.getProperty("sim.limit", "auto");
   private static final String REDELIVER = System.getProperty("sim.redeliver", "auto");
+  private static final String SMALL_QUEUES = System.getProperty("sim.smallQueues", "auto");
 
   SimModel {
     others = java.util.List.copyOf(others);
   }
 
-  /** One entity type's model. */
+  /** One entity type's model, on a network with queues of the usual size. */
   SimModel(boolean remembering, boolean limited, boolean redelivering) {
     this(remembering, limited, redelivering, java.util.List.of());
+  }
+
+  /** Several entity types' model, on a network with queues of the usual size. */
+  SimModel(boolean remembering, boolean limited, boolean redelivering, java.util.List<SimModel> others) {
+    this(remembering, limited, redelivering, others, false);
   }
 
   /** Seed {@code seed}'s model, as the flags say. */
@@ -50,7 +62,8 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
     for (int t = 1; t < types; t++) {
       others.add(ofType(seed, t));
     }
-    return new SimModel(first.remembering, first.limited, first.redelivering, others);
+    boolean smallQueues = flag("sim.smallQueues", SMALL_QUEUES, new SimRng(seed ^ 0x5eedL), "cluster.smallQueues");
+    return new SimModel(first.remembering, first.limited, first.redelivering, others, smallQueues);
   }
 
   /** The model of the type with index {@code type}: the first type draws as when there was one type. */
@@ -85,7 +98,8 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
     return (TYPES.equals("auto") ? "" : " -Dsim.types=" + TYPES)
         + (REMEMBER.equals("auto") ? "" : " -Dsim.remember=" + REMEMBER)
         + (LIMIT.equals("auto") ? "" : " -Dsim.limit=" + LIMIT)
-        + (REDELIVER.equals("auto") ? "" : " -Dsim.redeliver=" + REDELIVER);
+        + (REDELIVER.equals("auto") ? "" : " -Dsim.redeliver=" + REDELIVER)
+        + (SMALL_QUEUES.equals("auto") ? "" : " -Dsim.smallQueues=" + SMALL_QUEUES);
   }
 
   /**
@@ -94,8 +108,8 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
    * kept in the test, not from these flags).
    */
   String flags() {
-    return " -Dsim.types=" + types() + " -Dsim.remember=" + onOff(remembering) + " -Dsim.limit=" + onOff(limited) + " -Dsim.redeliver="
-        + onOff(redelivering);
+    return " -Dsim.types=" + types() + " -Dsim.remember=" + onOff(remembering) + " -Dsim.limit=" + onOff(limited)
+        + " -Dsim.redeliver=" + onOff(redelivering) + " -Dsim.smallQueues=" + onOff(smallQueues);
   }
 
   private static String onOff(boolean on) {
@@ -113,6 +127,10 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
 
   @Override
   public String toString() {
+    if (smallQueues) {
+      String rest = new SimModel(remembering, limited, redelivering, others).toString();
+      return "small queues" + (rest.isEmpty() ? "" : "; " + rest);
+    }
     if (!others.isEmpty()) {
       java.util.StringJoiner types = new java.util.StringJoiner("; ", types() + " entity types: ", "");
       for (int t = 0; t < types(); t++) {

@@ -765,9 +765,13 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     publish();
     if (!begin.owner().equals(self)) {
       // The marker goes into this node's link to the owner, behind everything handed to it before.
+      // The owner is watched, as every region a link goes to is: this region may never have routed
+      // to it (it joined after the owner's node was removed, and a slow store let the coordinator
+      // begin the move first), and a link to a region nobody watches never closes.
       HandOffMarker marker = new HandOffMarker(shardId, self, begin.handOffId());
       whenQuiet(shardId, () -> {
         if (!regions.isDead(begin.owner())) {
+          watch(begin.owner());
           offerAlways(outboxTo(begin.owner()), marker);
         }
       });

@@ -321,6 +321,25 @@ class RegionMachineTest {
 
   // ---- hand-offs
 
+  /**
+   * Cluster simulation seed 555 (slow coordinator stores): a region that never routed to the
+   * owner (its node was removed before this one joined) was asked for a marker; the link it opened
+   * to the owner was watched by nobody and resent the marker for good.
+   */
+  @Test
+  void aMarkerToAnOwnerThisRegionNeverRoutedToWatchesItSoTheLinkClosesWhenItIsGone() {
+    registered(1);
+    List<RegionEffect> begin = protocol(new BeginHandOff("s1", region2, Set.of(self, region2), 7, 1, false));
+    assertEquals(List.of(new HandOffMarker("s1", self, 7)), of(OfferAlways.class, begin).stream()
+        .map(OfferAlways::item).toList());
+    assertTrue(begin.contains(new Watch(region2, new RegionInput.RegionTerminated(region2))),
+        "the owner is watched as the marker goes to it: " + begin);
+
+    List<RegionEffect> gone = in(new RegionInput.RegionTerminated(region2));
+    assertEquals(List.of(new DeliveryLink.Close(self)), of(ToLink.class, gone).stream().map(ToLink::message).toList(),
+        "its link closes");
+  }
+
   @Test
   void aNonOwnerSendsItsMarkerBehindTheShortcutOnceTheStripeIsQuiet() {
     registered(1);

@@ -166,6 +166,9 @@ final class ClusterSim extends CoordinatorOnlySim implements SimHostWorld {
     if (model.smallQueues()) {
       network.queueLimit(draw.between("cluster.queue", 4, 64));
     }
+    if (model.slowStores()) {
+      singletons.forEach(singleton -> singleton.store.slow());
+    }
     String s = "cluster";
     this.rate = draw.between(s, 20, 80);
     this.passivateRate = draw.chance(s, 0.5) ? 0.01 : 0;

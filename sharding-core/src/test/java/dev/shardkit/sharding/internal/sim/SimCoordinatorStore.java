@@ -41,6 +41,9 @@ final class SimCoordinatorStore {
   private CoordinatorState state = CoordinatorState.empty();
   private long term;
   private long outageUntil = -1;
+  /** Each call's latency is drawn from these bounds, in milliseconds. */
+  private double minMillis = 1;
+  private double maxMillis = 50;
   private final Set<StoredHome> history = new HashSet<>();
 
   /**
@@ -57,6 +60,12 @@ final class SimCoordinatorStore {
     this.lostUntil = lostUntil;
   }
 
+  /** Calls take 20 ms to 1 s, as a replicated store's do under load, instead of 1-50 ms. */
+  void slow() {
+    minMillis = 20;
+    maxMillis = 1000;
+  }
+
   /** One coordinator incarnation's use of the store: it writes at the term it loaded. */
   final class Handle {
     private final int node;
@@ -67,7 +76,7 @@ final class SimCoordinatorStore {
     }
 
     void load(Consumer<LoadedCoordinatorState> loaded, Consumer<Throwable> failed) {
-      scheduler.after(rng.millis("store.latency", 1, 50), () -> {
+      scheduler.after(rng.millis("store.latency", minMillis, maxMillis), () -> {
         if (!available(node)) {
           failed.accept(new IOException("store unavailable"));
           return;
@@ -80,7 +89,7 @@ final class SimCoordinatorStore {
     }
 
     void store(List<CoordinatorEvent> events, CoordinatorState after, Runnable stored, Consumer<Throwable> failed) {
-      scheduler.after(rng.millis("store.latency", 1, 50), () -> {
+      scheduler.after(rng.millis("store.latency", minMillis, maxMillis), () -> {
         if (!available(node)) {
           failed.accept(new IOException("store unavailable"));
         } else if (loadedTerm < term) {

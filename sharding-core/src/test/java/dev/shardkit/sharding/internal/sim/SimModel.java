@@ -9,7 +9,9 @@ package dev.shardkit.sharding.internal.sim;
  * next homes ({@code -Dsim.redeliver}, {@code redeliver-unacknowledged-after-crash}). Each of
  * these flags is {@code auto} (the default: drawn per seed and type, on in about 3 of 10,
  * independently), {@code on} or {@code off} for every seed and type. And, for the whole network,
- * whether its outbound queues are small ({@code -Dsim.smallQueues}, {@code auto} as the others):
+ * whether the coordinators' stores are slow ({@code -Dsim.slowStores}: 20 ms to 1 s a call instead
+ * of 1-50 ms), and whether the network's outbound queues are small ({@code -Dsim.smallQueues}, both
+ * {@code auto} as the others):
  * Artery drops a message that finds its association's queue full, and a small queue makes that
  * happen to the protocol's messages (homes, hand-offs, batches, acknowledgements, the gate
  * keepers' questions) on these seeds. The regression seeds run their own models: {@link
@@ -20,9 +22,10 @@ package dev.shardkit.sharding.internal.sim;
  * @param redelivering what a removed node had not acknowledged goes to the first type's next homes (at least once)
  * @param others the models of the other entity types, each with no others of its own
  * @param smallQueues the network's queue per pair of nodes holds 4-64 messages, not thousands
+ * @param slowStores every type's coordinator store takes 20 ms to 1 s a call
  */
 record SimModel(boolean remembering, boolean limited, boolean redelivering, java.util.List<SimModel> others,
-    boolean smallQueues) {
+    boolean smallQueues, boolean slowStores) {
 
   /** The model the first regression seeds were found in: one type, none of these. */
   static final SimModel AS_FOUND = new SimModel(false, false, false);
@@ -32,6 +35,7 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
   private static final String LIMIT = System.getProperty("sim.limit", "auto");
   private static final String REDELIVER = System.getProperty("sim.redeliver", "auto");
   private static final String SMALL_QUEUES = System.getProperty("sim.smallQueues", "auto");
+  private static final String SLOW_STORES = System.getProperty("sim.slowStores", "auto");
 
   SimModel {
     others = java.util.List.copyOf(others);
@@ -44,7 +48,7 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
 
   /** Several entity types' model, on a network with queues of the usual size. */
   SimModel(boolean remembering, boolean limited, boolean redelivering, java.util.List<SimModel> others) {
-    this(remembering, limited, redelivering, others, false);
+    this(remembering, limited, redelivering, others, false, false);
   }
 
   /** Seed {@code seed}'s model, as the flags say. */
@@ -62,8 +66,10 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
     for (int t = 1; t < types; t++) {
       others.add(ofType(seed, t));
     }
-    boolean smallQueues = flag("sim.smallQueues", SMALL_QUEUES, new SimRng(seed ^ 0x5eedL), "cluster.smallQueues");
-    return new SimModel(first.remembering, first.limited, first.redelivering, others, smallQueues);
+    SimRng draw = new SimRng(seed ^ 0x5eedL);
+    boolean smallQueues = flag("sim.smallQueues", SMALL_QUEUES, draw, "cluster.smallQueues");
+    boolean slowStores = flag("sim.slowStores", SLOW_STORES, draw, "cluster.slowStores");
+    return new SimModel(first.remembering, first.limited, first.redelivering, others, smallQueues, slowStores);
   }
 
   /** The model of the type with index {@code type}: the first type draws as when there was one type. */
@@ -99,7 +105,8 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
         + (REMEMBER.equals("auto") ? "" : " -Dsim.remember=" + REMEMBER)
         + (LIMIT.equals("auto") ? "" : " -Dsim.limit=" + LIMIT)
         + (REDELIVER.equals("auto") ? "" : " -Dsim.redeliver=" + REDELIVER)
-        + (SMALL_QUEUES.equals("auto") ? "" : " -Dsim.smallQueues=" + SMALL_QUEUES);
+        + (SMALL_QUEUES.equals("auto") ? "" : " -Dsim.smallQueues=" + SMALL_QUEUES)
+        + (SLOW_STORES.equals("auto") ? "" : " -Dsim.slowStores=" + SLOW_STORES);
   }
 
   /**
@@ -109,7 +116,8 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
    */
   String flags() {
     return " -Dsim.types=" + types() + " -Dsim.remember=" + onOff(remembering) + " -Dsim.limit=" + onOff(limited)
-        + " -Dsim.redeliver=" + onOff(redelivering) + " -Dsim.smallQueues=" + onOff(smallQueues);
+        + " -Dsim.redeliver=" + onOff(redelivering) + " -Dsim.smallQueues=" + onOff(smallQueues)
+        + " -Dsim.slowStores=" + onOff(slowStores);
   }
 
   private static String onOff(boolean on) {
@@ -127,9 +135,11 @@ record SimModel(boolean remembering, boolean limited, boolean redelivering, java
 
   @Override
   public String toString() {
-    if (smallQueues) {
+    if (smallQueues || slowStores) {
       String rest = new SimModel(remembering, limited, redelivering, others).toString();
-      return "small queues" + (rest.isEmpty() ? "" : "; " + rest);
+      String network = smallQueues && slowStores ? "small queues, slow stores" : smallQueues ? "small queues"
+          : "slow stores";
+      return network + (rest.isEmpty() ? "" : "; " + rest);
     }
     if (!others.isEmpty()) {
       java.util.StringJoiner types = new java.util.StringJoiner("; ", types() + " entity types: ", "");

@@ -16,8 +16,8 @@ import java.util.TreeMap;
  * fence is not weakened: a message at a term no coordinator acknowledges at is never released. An
  * acknowledgement releases what was held at its term and forgets what was held below it (from
  * coordinators already replaced). At most {@code capacity} messages are held; beyond that, what
- * arrives is refused as before (a region asks again for a home it needs). Pure; owned by one
- * region.
+ * arrives is refused as before (a region asks again for a home it needs). Mutable state with no
+ * other side effect, owned by one region's machine; not thread-safe.
  *
  * @param <M> the messages held
  */

@@ -13,7 +13,8 @@ package dev.shardkit.sharding.internal;
  * again takes no acknowledgement from a coordinator older than the one it lost, nor from another
  * one at its term. {@link ShardingProtocol.RegisterAck#NO_TERM} is the exception: a shardkit that
  * sends no terms (during a rolling upgrade) fences nothing, so its coordinators are taken at it
- * whoever they are. Pure; owned by one region.
+ * whoever they are. Mutable state with no other side effect, owned by one region's machine; not
+ * thread-safe.
  *
  * @param <C> how a coordinator is named (an actor ref in the region, anything in tests)
  */

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * The sending side of one link's sequence: the numbered batches sent and not yet acknowledged,
- * at most {@code capacity} of them. A pure value owned by one actor; not thread-safe.
+ * at most {@code capacity} of them. Mutable state with no other side effect, owned by one actor;
+ * not thread-safe.
  *
  * <p>Batches are acknowledged cumulatively and in order, so the window is a queue: an
  * acknowledgement of {@code seq} releases every batch up to it. A batch that stays unacknowledged

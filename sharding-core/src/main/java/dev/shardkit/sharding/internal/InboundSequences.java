@@ -7,7 +7,7 @@ import java.util.Map;
  * The receiving side of every link that sends to one region: the last batch delivered from
  * each. A batch is delivered only if it is the next one in its link's sequence, so that a batch
  * remoting dropped is never overtaken by a later one, and a batch sent again is never delivered
- * twice. A pure value owned by one actor; not thread-safe.
+ * twice. Mutable state with no other side effect, owned by one actor; not thread-safe.
  *
  * @param <L> what identifies a link (its actor ref: a new link starts a new sequence)
  */

@@ -27,7 +27,8 @@ import java.util.Set;
  * behind for longer than two hand-off timeouts.
  *
  * <p>Each move goes through explicit phases: the own route open, then closed, then the shard
- * stopping. A pure value owned by the region actor; not thread-safe.
+ * stopping. Mutable state with no other side effect, owned by the region's machine; not
+ * thread-safe.
  *
  * @param <R> what identifies a region
  * @param <S> a shard's actor

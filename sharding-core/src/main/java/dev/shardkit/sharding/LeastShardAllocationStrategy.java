@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The default strategy: a new shard goes to the region with the fewest shards (the requester wins
@@ -143,7 +144,7 @@ public final class LeastShardAllocationStrategy implements ShardAllocationStrate
   }
 
   // The most recently allocated shards move first: they are the least likely to be warm.
-  private static String nextMovable(List<String> shards, Set<String> inProgress, Set<String> chosen) {
+  private static @Nullable String nextMovable(List<String> shards, Set<String> inProgress, Set<String> chosen) {
     for (int i = shards.size() - 1; i >= 0; i--) {
       String s = shards.get(i);
       if (!inProgress.contains(s) && !chosen.contains(s)) {

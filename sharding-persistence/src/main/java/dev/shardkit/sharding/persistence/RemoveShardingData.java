@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Deletes the sharding data that this module keeps for the named entity types: every event and
@@ -165,7 +166,7 @@ public final class RemoveShardingData {
    *
    * @throws IllegalArgumentException naming the option or key, if it is not a positive duration
    */
-  static Duration quietPeriod(String arg, Config config) {
+  static Duration quietPeriod(@Nullable String arg, Config config) {
     String where = arg != null ? QUIET_PERIOD + arg : QUIET_PERIOD_KEY;
     Duration period;
     try {
@@ -187,7 +188,7 @@ public final class RemoveShardingData {
    * @throws IllegalArgumentException naming both settings, if {@code quietPeriod} is not above
    *     twice {@code keep-alive-interval}
    */
-  static void requireAboveKeepAlives(Duration quietPeriod, String arg, PersistenceStoreSettings settings) {
+  static void requireAboveKeepAlives(Duration quietPeriod, @Nullable String arg, PersistenceStoreSettings settings) {
     Duration keepAlive = settings.keepAliveInterval();
     if (quietPeriod.compareTo(keepAlive.multipliedBy(2)) <= 0) {
       String given = arg != null ? QUIET_PERIOD + arg : QUIET_PERIOD_KEY + " = " + seconds(quietPeriod);

@@ -101,7 +101,7 @@ public final class CoordinatorState {
     throw new IllegalStateException("Unknown coordinator event " + event);
   }
 
-  private static void check(boolean ok, String format, Object... args) {
+  private static void check(boolean ok, String format, @Nullable Object... args) {
     if (!ok) {
       throw new IllegalStateException("Coordinator event rejected: " + String.format(format, args));
     }

@@ -400,9 +400,15 @@ public final class RemoveShardingData {
     return (d.toMillis() % 1000 == 0 ? Long.toString(d.toSeconds()) : Double.toString(d.toMillis() / 1000.0)) + " s";
   }
 
-  private static String failure(Exception e, Duration timeout) {
-    return e instanceof TimeoutException ? "no answer within " + timeout.toMillis() + " ms (3 x "
-        + "shardkit.sharding.persistence.store-timeout); is the database reachable?" : e.getCause().getMessage();
+  /** Why a deletion failed, as the tool prints it: the cause's message, or its class if it has none. */
+  static String failure(Exception e, Duration timeout) {
+    if (e instanceof TimeoutException) {
+      return "no answer within " + timeout.toMillis() + " ms (3 x "
+          + "shardkit.sharding.persistence.store-timeout); is the database reachable?";
+    }
+    Throwable cause = e.getCause() != null ? e.getCause() : e;
+    String message = cause.getMessage();
+    return message != null ? message : cause.getClass().getName();
   }
 
   private static PersistenceIdRemover.Removed remove(ActorSystem system, String persistenceId, Duration timeout)

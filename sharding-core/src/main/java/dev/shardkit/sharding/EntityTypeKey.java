@@ -1,6 +1,7 @@
 package dev.shardkit.sharding;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
 
@@ -57,7 +58,7 @@ public final class EntityTypeKey<M> {
   }
 
   @Override
-  public boolean equals(Object o) {
+  public boolean equals(@Nullable Object o) {
     return o instanceof EntityTypeKey<?> other && name.equals(other.name) && messageClass.equals(other.messageClass);
   }
 

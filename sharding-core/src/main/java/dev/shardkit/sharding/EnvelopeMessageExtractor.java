@@ -1,5 +1,7 @@
 package dev.shardkit.sharding;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the shipped extractors share, and the type to name either by: the entity id and message
  * come from a {@link ShardingEnvelope}, the shard id from a hash of the entity id over a fixed
@@ -27,7 +29,7 @@ public abstract sealed class EnvelopeMessageExtractor<M> implements MessageExtra
    * and the region's table finds the id's hash already computed. Filled without locks: two threads
    * may each make the same id, and either string is as good as the other.
    */
-  private final String[] ids;
+  private final @Nullable String[] ids;
 
   EnvelopeMessageExtractor(int numberOfShards) {
     if (numberOfShards < 1) {

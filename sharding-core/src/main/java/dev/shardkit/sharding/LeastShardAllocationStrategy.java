@@ -1,11 +1,10 @@
 package dev.shardkit.sharding;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The default strategy: a new shard goes to the region with the fewest shards (the requester wins
@@ -110,40 +109,39 @@ public final class LeastShardAllocationStrategy implements ShardAllocationStrate
       return Set.of();
     }
     int limit = Math.min(absoluteLimit, Math.max(1, (int) (relativeLimit * allocation.shardCount())));
-    Map<RegionInfo, Integer> counts = new HashMap<>();
-    for (RegionInfo r : regions) {
-      counts.put(r, allocation.shardsOf(r).size());
+    int[] counts = new int[regions.size()];
+    for (int i = 0; i < counts.length; i++) {
+      counts[i] = allocation.shardsOf(regions.get(i)).size();
     }
     Set<String> chosen = new LinkedHashSet<>();
     while (chosen.size() < limit) {
-      RegionInfo richest = null;
-      RegionInfo poorest = null;
-      for (RegionInfo r : regions) {
-        int c = counts.get(r);
-        if (richest == null || c > counts.get(richest)) {
-          richest = r;
+      // The first (oldest) of the richest and of the poorest, as regions() is oldest first.
+      int richest = 0;
+      int poorest = 0;
+      for (int i = 1; i < counts.length; i++) {
+        if (counts[i] > counts[richest]) {
+          richest = i;
         }
-        if (poorest == null || c < counts.get(poorest)) {
-          poorest = r;
+        if (counts[i] < counts[poorest]) {
+          poorest = i;
         }
       }
-      if (richest == null || poorest == null || richest.equals(poorest)
-          || counts.get(richest) - counts.get(poorest) <= rebalanceThreshold) {
+      if (richest == poorest || counts[richest] - counts[poorest] <= rebalanceThreshold) {
         break;
       }
-      String shard = nextMovable(allocation.shardsOf(richest), rebalanceInProgress, chosen);
+      String shard = nextMovable(allocation.shardsOf(regions.get(richest)), rebalanceInProgress, chosen);
       if (shard == null) {
         break;
       }
       chosen.add(shard);
-      counts.merge(richest, -1, Integer::sum);
-      counts.merge(poorest, 1, Integer::sum);
+      counts[richest]--;
+      counts[poorest]++;
     }
     return chosen;
   }
 
   // The most recently allocated shards move first: they are the least likely to be warm.
-  private static String nextMovable(List<String> shards, Set<String> inProgress, Set<String> chosen) {
+  private static @Nullable String nextMovable(List<String> shards, Set<String> inProgress, Set<String> chosen) {
     for (int i = shards.size() - 1; i >= 0; i--) {
       String s = shards.get(i);
       if (!inProgress.contains(s) && !chosen.contains(s)) {

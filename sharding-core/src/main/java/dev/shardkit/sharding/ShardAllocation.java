@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An immutable view of where shards live: every registered region (oldest first) and the shards
@@ -21,7 +22,7 @@ public final class ShardAllocation {
    * strategies only count each region's shards, so indexing every shard each time would make
    * placing n shards cost O(n²).
    */
-  private volatile Map<String, RegionInfo> homes;
+  private volatile @Nullable Map<String, RegionInfo> homes;
 
   private ShardAllocation(Map<RegionInfo, List<String>> shardsByRegion) {
     this.shardsByRegion = shardsByRegion;

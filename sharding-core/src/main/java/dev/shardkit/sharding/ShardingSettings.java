@@ -36,6 +36,8 @@ public final class ShardingSettings {
    * The values of a settings instance, mutable only while one is being built: {@link #fromConfig}
    * fills a new one, each {@code with…} changes one value of a copy.
    */
+  // Filled field by field: fromConfig sets every one before a ShardingSettings is made of it.
+  @SuppressWarnings("NullAway.Init")
   private static final class Builder implements Cloneable {
     int numberOfShards;
     int bufferSize;

@@ -15,4 +15,7 @@
  * {@link dev.shardkit.sharding.ShardingLivenessCheck}).
  * Everything under {@code internal} is not API and may change without notice.
  */
+@NullMarked
 package dev.shardkit.sharding;
+
+import org.jspecify.annotations.NullMarked;

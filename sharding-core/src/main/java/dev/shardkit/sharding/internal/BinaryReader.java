@@ -2,6 +2,7 @@ package dev.shardkit.sharding.internal;
 
 import java.util.Arrays;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads what {@link BinaryWriter} wrote. Not thread-safe: one reader per message.
@@ -97,7 +98,7 @@ public final class BinaryReader {
   }
 
   /** Reads a string or null; accepts the surrogate encoding {@link BinaryWriter#writeString} uses. */
-  public String readString() {
+  public @Nullable String readString() {
     int lengthPlusOne = readVarUInt();
     if (lengthPlusOne == 0) {
       return null;

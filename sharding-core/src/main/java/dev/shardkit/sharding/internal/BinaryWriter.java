@@ -2,6 +2,7 @@ package dev.shardkit.sharding.internal;
 
 import java.util.Arrays;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Appends the primitives of shardkit's binary formats ({@link ShardingSerializer}'s, and the
@@ -78,7 +79,7 @@ public final class BinaryWriter {
    * being replaced by '?': entity and shard ids must survive the trip exactly, or a message would
    * reach a different entity than the one it was sent to.
    */
-  public void writeString(String s) {
+  public void writeString(@Nullable String s) {
     if (s == null) {
       writeVarUInt(0);
       return;

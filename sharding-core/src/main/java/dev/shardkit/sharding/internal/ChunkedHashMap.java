@@ -2,6 +2,7 @@ package dev.shardkit.sharding.internal;
 
 import java.util.Map;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An immutable map from string keys to values that changes one entry by copying only the small
@@ -58,7 +59,7 @@ final class ChunkedHashMap<V> {
 
   /** The value of {@code key}, or null when it has none. */
   @SuppressWarnings("unchecked")
-  V get(String key) {
+  @Nullable V get(String key) {
     int h = hash(key);
     Object[] chunk = chunks[h >>> chunkShift];
     int mask = chunk.length - 2;
@@ -175,7 +176,7 @@ final class ChunkedHashMap<V> {
      * @throws IllegalStateException if the editor is done
      */
     @SuppressWarnings("unchecked")
-    V put(String key, V value) {
+    @Nullable V put(String key, V value) {
       if (done) {
         throw new IllegalStateException("this map editor is done: its map may not change any more");
       }
@@ -321,7 +322,7 @@ final class ChunkedHashMap<V> {
    *
    * @return the key's value before, or null when the key is new to the chunk
    */
-  private static Object put(Object[] chunk, String key, int h, Object value) {
+  private static @Nullable Object put(@Nullable Object[] chunk, String key, int h, Object value) {
     int mask = chunk.length - 2;
     int i = (h << 1) & mask;
     while (chunk[i] != null && !chunk[i].equals(key)) {

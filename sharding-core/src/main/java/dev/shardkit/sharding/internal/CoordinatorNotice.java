@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.ActorPath;
 import org.apache.pekko.actor.Address;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.event.Level;
 
 /**
@@ -21,7 +22,7 @@ public sealed interface CoordinatorNotice {
   String render(String typeName);
 
   /** The exception to log with it, if any. */
-  default Throwable cause() {
+  default @Nullable Throwable cause() {
     return null;
   }
 

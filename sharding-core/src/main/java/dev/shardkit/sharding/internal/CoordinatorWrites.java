@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The coordinator's writes to its state store. Decisions take effect at once in
@@ -40,12 +41,12 @@ final class CoordinatorWrites {
    * @param write the batch to write now, or null
    * @param run effects whose decisions are all stored, to run now
    */
-  record Next(Batch write, List<Runnable> run) {}
+  record Next(@Nullable Batch write, List<Runnable> run) {}
 
   private CoordinatorState decided;
   private CoordinatorState stored;
   /** The write in flight, or failed and waiting to be retried; null when none is. */
-  private Batch inFlight;
+  private @Nullable Batch inFlight;
   /** The shards the events of {@link #inFlight} name; empty when none is in flight. Looked up only. */
   private Set<String> inFlightShards = Set.of();
   private final List<CoordinatorEvent> queuedEvents = new ArrayList<>();
@@ -74,7 +75,7 @@ final class CoordinatorWrites {
    * stored, and its retry carries it together with what was decided since, so until that retry is
    * confirmed the store may hold the failed attempt's home.
    */
-  ActorRef<Object> settledHome(String shardId) {
+  @Nullable ActorRef<Object> settledHome(String shardId) {
     ActorRef<Object> home = stored.shards().get(shardId);
     if (home == null || !home.equals(decided.shards().get(shardId)) || inFlightShards.contains(shardId)) {
       return null;

@@ -5,6 +5,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingSerializer.Payload;
 import java.util.function.Supplier;
 import org.apache.pekko.serialization.Serializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes the items of one {@link ShardingProtocol.DeliveryBatch} into one buffer, in the order
@@ -28,10 +29,10 @@ final class DeliveryBatchWriter implements ItemEncoder.BatchWriter {
   private final boolean compact;
   private final BinaryWriter out;
   /** The last compact Deliver's type name; null before the first, or after an {@link #undo}. */
-  private String sharedTypeName;
+  private @Nullable String sharedTypeName;
   /** The last compact Deliver's payload serializer and manifest; manifest null when none is shared. */
   private int sharedSerializerId;
-  private String sharedManifest;
+  private @Nullable String sharedManifest;
   /** The serializer of the last payload's class: Pekko chooses by class, and a batch has few. */
   private Class<?> lastClass;
   private Serializer lastSerializer;

@@ -19,6 +19,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A shard's entities, where each is in its life, and the messages held for those that are not
@@ -151,7 +152,7 @@ final class EntityTable<E> {
    * @param idByName the id an incarnation's name says it was started for, or null: a hint, checked
    *     against the table, that spares a reverse map per entity ({@link #idOf})
    */
-  public EntityTable(int bufferLimit, boolean remembering, RestartBackoff restarts, Function<E, String> idByName) {
+  public EntityTable(int bufferLimit, boolean remembering, RestartBackoff restarts, Function<E, @Nullable String> idByName) {
     this.held = new MessageBuffers<>(bufferLimit);
     this.remembering = remembering;
     this.restarts = restarts;
@@ -196,7 +197,7 @@ final class EntityTable<E> {
    * ids ({@link #actorName}), so no reverse map is kept per entity; one whose name says nothing is
    * looked for among all entities.
    */
-  public String idOf(E entity) {
+  public @Nullable String idOf(E entity) {
     String byName = idByName.apply(entity);
     if (byName != null && entity.equals(live.get(byName))) {
       return byName;
@@ -215,7 +216,7 @@ final class EntityTable<E> {
   }
 
   /** The id an actor named by {@link #actorName} was named for; null for a name it never gives. */
-  public static String idFromName(String actorName) {
+  public static @Nullable String idFromName(String actorName) {
     try {
       return URLDecoder.decode(actorName, StandardCharsets.UTF_8);
     } catch (IllegalArgumentException notEncoded) {

@@ -5,6 +5,7 @@ import dev.shardkit.sharding.internal.GateProtocol.MemberConfirmed;
 import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the {@link GateMachine} decides to do, as values. Each effect carries out itself through
@@ -19,11 +20,11 @@ sealed interface GateEffect {
    * @return the input this effect answers with at once (the result of opening the gate), to be
    *     handled right after the current effects; null for every other effect
    */
-  GateInput carryOut(GatePorts ports);
+  @Nullable GateInput carryOut(GatePorts ports);
 
   record CloseGate() implements GateEffect {
     @Override
-    public GateInput carryOut(GatePorts ports) {
+    public @Nullable GateInput carryOut(GatePorts ports) {
       ports.closeGate();
       return null;
     }
@@ -39,7 +40,7 @@ sealed interface GateEffect {
 
   record DownGate() implements GateEffect {
     @Override
-    public GateInput carryOut(GatePorts ports) {
+    public @Nullable GateInput carryOut(GatePorts ports) {
       ports.downGate();
       return null;
     }
@@ -48,7 +49,7 @@ sealed interface GateEffect {
   /** Asks the keepers of {@code members} (addresses, in a stable order). */
   record Ask(List<String> members, ConfirmMember question) implements GateEffect {
     @Override
-    public GateInput carryOut(GatePorts ports) {
+    public @Nullable GateInput carryOut(GatePorts ports) {
       ports.ask(members, question);
       return null;
     }
@@ -56,7 +57,7 @@ sealed interface GateEffect {
 
   record Answer(ActorRef<Object> to, MemberConfirmed answer) implements GateEffect {
     @Override
-    public GateInput carryOut(GatePorts ports) {
+    public @Nullable GateInput carryOut(GatePorts ports) {
       ports.answer(to, answer);
       return null;
     }
@@ -64,7 +65,7 @@ sealed interface GateEffect {
 
   record Notify(List<ActorRef<Object>> subscribers, GateKeeper.GateChanged change) implements GateEffect {
     @Override
-    public GateInput carryOut(GatePorts ports) {
+    public @Nullable GateInput carryOut(GatePorts ports) {
       ports.notify(subscribers, change);
       return null;
     }
@@ -72,7 +73,7 @@ sealed interface GateEffect {
 
   record Watch(ActorRef<Object> subscriber) implements GateEffect {
     @Override
-    public GateInput carryOut(GatePorts ports) {
+    public @Nullable GateInput carryOut(GatePorts ports) {
       ports.watch(subscriber);
       return null;
     }
@@ -80,7 +81,7 @@ sealed interface GateEffect {
 
   record StartRetry(long generation, Duration interval) implements GateEffect {
     @Override
-    public GateInput carryOut(GatePorts ports) {
+    public @Nullable GateInput carryOut(GatePorts ports) {
       ports.startRetry(generation, interval);
       return null;
     }
@@ -88,7 +89,7 @@ sealed interface GateEffect {
 
   record CancelRetry() implements GateEffect {
     @Override
-    public GateInput carryOut(GatePorts ports) {
+    public @Nullable GateInput carryOut(GatePorts ports) {
       ports.cancelRetry();
       return null;
     }
@@ -96,7 +97,7 @@ sealed interface GateEffect {
 
   record Report(GateNotice notice) implements GateEffect {
     @Override
-    public GateInput carryOut(GatePorts ports) {
+    public @Nullable GateInput carryOut(GatePorts ports) {
       ports.report(notice);
       return null;
     }

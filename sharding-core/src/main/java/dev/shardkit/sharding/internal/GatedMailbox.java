@@ -11,6 +11,7 @@ import org.apache.pekko.dispatch.MailboxType;
 import org.apache.pekko.dispatch.MessageQueue;
 import org.apache.pekko.dispatch.ProducesMessageQueue;
 import org.apache.pekko.dispatch.UnboundedMessageQueueSemantics;
+import org.jspecify.annotations.Nullable;
 import scala.Option;
 
 /**
@@ -69,7 +70,7 @@ public final class GatedMailbox implements MailboxType, ProducesMessageQueue<Gat
     }
 
     @Override
-    public Envelope dequeue() {
+    public @Nullable Envelope dequeue() {
       if (gate != null && !gate.isOpen() && !isEmpty() && gate.park(this)) {
         return null;
       }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.IntSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The coordinator's hand-offs: the ones in progress (by shard, with the region the shard is
@@ -141,7 +142,7 @@ public final class HandOffTracker {
    *
    * @return the hand-off given up, or null if none was in progress
    */
-  InProgress giveUp(String shardId) {
+  @Nullable InProgress giveUp(String shardId) {
     InProgress gaveUp = inProgress.remove(shardId);
     if (gaveUp == null) {
       return null;

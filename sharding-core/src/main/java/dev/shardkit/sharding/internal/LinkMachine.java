@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The sending side of remote delivery to one region, as a deterministic machine (one per
@@ -194,7 +195,7 @@ final class LinkMachine implements Machine<LinkInput, LinkEffect> {
   }
 
   /** The message as a batch item, or null (reported as dropped) if it cannot travel. */
-  private EncodedItem encode(ItemEncoder.BatchWriter writer, Object message) {
+  private @Nullable EncodedItem encode(ItemEncoder.BatchWriter writer, Object message) {
     EncodedItem item;
     try {
       item = writer.write(message);

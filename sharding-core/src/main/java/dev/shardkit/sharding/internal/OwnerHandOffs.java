@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The owner's side of moving shards away from a region: for each shard being handed off, which
@@ -100,7 +101,7 @@ final class OwnerHandOffs<R, S> {
    * @return the regions whose markers are still awaited (one that terminates counts as having sent it)
    * @throws IllegalStateException if a move of the shard is in progress already
    */
-  Set<R> begin(String shardId, int handOffId, S shard, Set<R> regions, R self) {
+  Set<R> begin(String shardId, int handOffId, @Nullable S shard, Set<R> regions, R self) {
     return begin(shardId, handOffId, shard, regions, self, false);
   }
 

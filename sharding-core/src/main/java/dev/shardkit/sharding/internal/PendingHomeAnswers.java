@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The coordinator's answers to home requests for shards whose home is decided but not yet stored:
@@ -97,7 +98,7 @@ final class PendingHomeAnswers<R> {
    *     else null
    * @param hasHome whether a home is decided for a shard, stored or not
    */
-  Answered<R> answer(Function<String, R> storedHome, Predicate<String> hasHome) {
+  Answered<R> answer(Function<String, @Nullable R> storedHome, Predicate<String> hasHome) {
     List<Answer<R>> answers = new ArrayList<>();
     Iterator<Map.Entry<String, Set<R>>> entries = waiting.entrySet().iterator();
     while (entries.hasNext()) {

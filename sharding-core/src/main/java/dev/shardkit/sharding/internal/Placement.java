@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the coordinator's shards live: the homes of new shards, of the shards placed all at once
@@ -83,7 +84,7 @@ public final class Placement {
    * @param events its old home deallocated (if it still had it) and its new home, if one was found
    * @param next the new home, or null if no region takes it now (it is placed when next asked for)
    */
-  record Moved(List<CoordinatorEvent> events, ActorRef<Object> next) {}
+  record Moved(List<CoordinatorEvent> events, @Nullable ActorRef<Object> next) {}
 
   private final ShardAllocationStrategy strategy;
   private final int knownShards;
@@ -171,7 +172,7 @@ public final class Placement {
    * Homes for {@code shardIds}, decided in one call of the strategy; null if there is no region
    * taking shards, or the strategy failed or chose a region that takes none (reported).
    */
-  private List<CoordinatorEvent> placeBatch(View v, List<String> shardIds) {
+  private @Nullable List<CoordinatorEvent> placeBatch(View v, List<String> shardIds) {
     // One batch over one view: the strategy makes the decisions it would make shard by shard,
     // without a view (and its hashing of every region) per shard.
     Map<ActorRef<Object>, RegionInfo> infos = oldestFirst(v.takingShards());
@@ -459,7 +460,8 @@ public final class Placement {
    * @return the chosen region, or null if no region takes shards, or the strategy failed or chose
    *     a region that does not take shards (reported)
    */
-  public ActorRef<Object> chooseHome(View v, String shardId, ActorRef<Object> requester, ActorRef<Object> leaving) {
+  public @Nullable ActorRef<Object> chooseHome(View v, String shardId, ActorRef<Object> requester,
+      @Nullable ActorRef<Object> leaving) {
     return chooseAmong(oldestFirst(v.takingShards()), v, shardId, requester, leaving);
   }
 
@@ -474,7 +476,7 @@ public final class Placement {
   }
 
   /** {@link #chooseHome} among {@code infos}, the regions taking shards in {@code v}; changed only for {@code leaving}. */
-  private ActorRef<Object> chooseAmong(Map<ActorRef<Object>, RegionInfo> infos, View v, String shardId,
+  private @Nullable ActorRef<Object> chooseAmong(Map<ActorRef<Object>, RegionInfo> infos, View v, String shardId,
       ActorRef<Object> requester, ActorRef<Object> leaving) {
     if (leaving != null && infos.size() > 1) {
       infos.remove(leaving);

@@ -20,6 +20,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.ShardRefused;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
 import java.util.Collection;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The required fields of every message {@link ShardingSerializer} carries, checked in one place
@@ -87,7 +88,7 @@ final class ProtocolFields {
     return p == null ? Optional.empty() : Optional.of(message.getClass().getSimpleName() + ": " + p);
   }
 
-  private static String first(String... problems) {
+  private static @Nullable String first(String... problems) {
     for (String p : problems) {
       if (p != null) {
         return p;
@@ -100,7 +101,7 @@ final class ProtocolFields {
     return ShardIds.problem(what, id).orElse(null);
   }
 
-  private static String ids(Collection<String> shardIds) {
+  private static @Nullable String ids(Collection<String> shardIds) {
     if (shardIds == null) {
       return "the required field [shard ids] is null";
     }
@@ -122,7 +123,7 @@ final class ProtocolFields {
     return value == null ? "the required field [" + field + "] is null" : null;
   }
 
-  private static String elements(Collection<?> values, String field) {
+  private static @Nullable String elements(Collection<?> values, String field) {
     if (values == null) {
       return "the required field [" + field + "] is null";
     }

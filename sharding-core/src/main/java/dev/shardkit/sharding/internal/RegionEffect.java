@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the {@link RegionMachine} decided is to be done, in order. Each effect is carried out by one
@@ -19,7 +20,7 @@ sealed interface RegionEffect {
    * @return the input the machine must be given next, before any other, for an effect answered at
    *     once ({@link StartShard}, {@link CheckQuiet}); null for the others
    */
-  RegionInput carryOut(RegionPorts ports);
+  @Nullable RegionInput carryOut(RegionPorts ports);
 
   /**
    * Tell an actor (a shard hosted here, a coordinator, another region's link) a message. Made once
@@ -49,7 +50,7 @@ sealed interface RegionEffect {
     }
 
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.tell(to, message);
       return null;
     }
@@ -73,7 +74,7 @@ sealed interface RegionEffect {
   /** A caller's message into a link's outbox, under the caller's limit. */
   record Offer(Outbox outbox, Deliver deliver) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.offer(outbox, deliver);
       return null;
     }
@@ -82,7 +83,7 @@ sealed interface RegionEffect {
   /** An admitted message or a hand-off marker into a link's outbox, whatever its limit. */
   record OfferAlways(Outbox outbox, Object item) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.offerAlways(outbox, item);
       return null;
     }
@@ -109,7 +110,7 @@ sealed interface RegionEffect {
     }
 
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.routed(via);
       return null;
     }
@@ -133,7 +134,7 @@ sealed interface RegionEffect {
   /** Publish the routing table: after every message it released was sent. */
   record Publish(RoutingTable table) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.publish(table);
       return null;
     }
@@ -150,7 +151,7 @@ sealed interface RegionEffect {
   /** Watch an actor; {@code whenTerminated} comes back when it has. */
   record Watch(ActorRef<Object> ref, RegionInput whenTerminated) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.watch(ref, whenTerminated);
       return null;
     }
@@ -159,7 +160,7 @@ sealed interface RegionEffect {
   /** Start the link that drains a new outbox. */
   record StartLink(Outbox outbox) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.startLink(outbox);
       return null;
     }
@@ -168,7 +169,7 @@ sealed interface RegionEffect {
   /** Tell this region's link a message: close, resend now, flush. */
   record ToLink(Outbox outbox, Object message) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.toLink(outbox, message);
       return null;
     }
@@ -199,7 +200,7 @@ sealed interface RegionEffect {
   /** Fire {@link RegionInput.TimerFired} after {@code delay} (every {@code delay} if {@code repeat}). */
   record StartTimer(RegionTimer key, long generation, Duration delay, boolean repeat) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.startTimer(key, generation, delay, repeat);
       return null;
     }
@@ -207,7 +208,7 @@ sealed interface RegionEffect {
 
   record CancelTimer(RegionTimer key) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.cancelTimer(key);
       return null;
     }
@@ -216,7 +217,7 @@ sealed interface RegionEffect {
   /** A message is not delivered, for {@code reason}. */
   record Drop(Object message, String reason) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.drop(message, reason);
       return null;
     }
@@ -227,7 +228,7 @@ sealed interface RegionEffect {
     static final SummarizeDrops INSTANCE = new SummarizeDrops();
 
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.summarizeDrops();
       return null;
     }
@@ -235,7 +236,7 @@ sealed interface RegionEffect {
 
   record Report(RegionNotice notice) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.report(notice);
       return null;
     }
@@ -244,7 +245,7 @@ sealed interface RegionEffect {
   /** For the node's health checks: registered with {@code coordinator} at {@code term}. */
   record Registered(String coordinator, long term) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.registered(coordinator, term);
       return null;
     }
@@ -253,7 +254,7 @@ sealed interface RegionEffect {
   /** For the node's health checks: registering again. */
   record Registering() implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.registering();
       return null;
     }
@@ -263,7 +264,7 @@ sealed interface RegionEffect {
   record CollectLocalState(List<ActorRef<Object>> shards, List<Outbox> links, int held,
       RegionRequests.GetLocalState get) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.collectLocalState(shards, links, held, get);
       return null;
     }
@@ -272,7 +273,7 @@ sealed interface RegionEffect {
   /** Answer a request for the region's statistics. */
   record CollectStats(List<ActorRef<Object>> shards, ShardingProtocol.GetRegionStats get) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.collectStats(shards, get);
       return null;
     }
@@ -281,7 +282,7 @@ sealed interface RegionEffect {
   /** Tell those who asked for a graceful shutdown that the region has stopped. */
   record ReplyDone(List<ActorRef<Object>> waiters) implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.replyDone(waiters);
       return null;
     }
@@ -290,7 +291,7 @@ sealed interface RegionEffect {
   /** The region stops; the machine handles nothing after it. */
   record Stopped() implements RegionEffect {
     @Override
-    public RegionInput carryOut(RegionPorts ports) {
+    public @Nullable RegionInput carryOut(RegionPorts ports) {
       ports.stopped();
       return null;
     }

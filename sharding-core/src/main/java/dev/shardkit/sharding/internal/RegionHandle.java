@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The part of a region that callers on its node share: the routing table it last published and
@@ -107,7 +108,7 @@ final class RegionHandle {
    * @return the home found for the shard in the table the message was routed by, to pass next
    *     time; {@code known} itself when it was reused, null when the message went through the region
    */
-  KnownHome deliver(Deliver deliver, KnownHome known) {
+  @Nullable KnownHome deliver(Deliver deliver, @Nullable KnownHome known) {
     int slot = slot(deliver.shardId());
     if (pendingInRegion.get(slot) == 0) {
       inShortcut.incrementAndGet(slot);

@@ -3,6 +3,7 @@ package dev.shardkit.sharding.internal;
 import dev.shardkit.sharding.internal.RememberedUpdates.Batch;
 import java.time.Duration;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A shard's side of its remember-entities store, as decisions: one read or write at a time, the
@@ -93,7 +94,7 @@ final class RememberedStore {
   }
 
   /** The next write, if none is in flight and something is pending; else null. */
-  Write flush() {
+  @Nullable Write flush() {
     Batch batch = updates.nextBatch();
     if (batch == null) {
       return null;
@@ -107,7 +108,7 @@ final class RememberedStore {
    *
    * @return the entities whose start it wrote; null if {@code batchId} is not the write in flight
    */
-  Set<String> written(long batchId) {
+  @Nullable Set<String> written(long batchId) {
     if (!isWriting(batchId)) {
       return null;
     }
@@ -121,7 +122,7 @@ final class RememberedStore {
    *
    * @return what failed and when to try again; null if {@code batchId} is not the write in flight
    */
-  Failure writeFailed(long batchId) {
+  @Nullable Failure writeFailed(long batchId) {
     if (!isWriting(batchId)) {
       return null;
     }

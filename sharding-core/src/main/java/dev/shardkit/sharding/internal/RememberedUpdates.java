@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The changes a shard still has to write to its remember-entities store. One write is in flight
@@ -50,7 +51,7 @@ final class RememberedUpdates {
    *
    * @return the batch to write now, or null if a write is in flight or nothing is pending
    */
-  public Batch nextBatch() {
+  public @Nullable Batch nextBatch() {
     if (inFlight != null || pending.isEmpty()) {
       return null;
     }

@@ -40,6 +40,7 @@ import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
 /**
@@ -226,7 +227,7 @@ final class Shard {
     }
 
     @Override
-    public ShardInput<org.apache.pekko.actor.ActorRef> rememberLoad(long readId) {
+    public @Nullable ShardInput<org.apache.pekko.actor.ActorRef> rememberLoad(long readId) {
       if (!gate.isOpen()) {
         return new ShardInput.RememberRefused<>(readId);
       }
@@ -236,7 +237,7 @@ final class Shard {
     }
 
     @Override
-    public ShardInput<org.apache.pekko.actor.ActorRef> rememberUpdate(long batchId, Set<String> started,
+    public @Nullable ShardInput<org.apache.pekko.actor.ActorRef> rememberUpdate(long batchId, Set<String> started,
         Set<String> stopped) {
       if (!gate.isOpen()) {
         return new ShardInput.RememberRefused<>(batchId);

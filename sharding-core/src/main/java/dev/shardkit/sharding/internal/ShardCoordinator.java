@@ -25,6 +25,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.Cluster;
 import org.apache.pekko.cluster.ClusterEvent;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
 /**
@@ -60,7 +61,7 @@ final class ShardCoordinator implements CoordinatorPorts {
   private CoordinatorMachine machine;
   private long incarnation;
   /** What arrived while a failed incarnation backs off; null while an incarnation runs. */
-  private List<Object> restarting;
+  private @Nullable List<Object> restarting;
   private boolean stopped;
 
   private ShardCoordinator(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers) {

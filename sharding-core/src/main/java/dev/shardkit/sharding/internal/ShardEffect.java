@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a shard's machine ({@link ShardMachine}) decided is to be done, in order. Each effect is
@@ -26,7 +27,7 @@ public sealed interface ShardEffect<E> {
    * @return the input the machine must be given next, before any other, for an effect that is
    *     answered at once ({@link StartEntity}); null for the others
    */
-  ShardInput<E> carryOut(ShardPorts<E> ports);
+  @Nullable ShardInput<E> carryOut(ShardPorts<E> ports);
 
   /**
    * Create an incarnation of the entity, watch it and give it {@code messages}, in order, if the
@@ -43,7 +44,7 @@ public sealed interface ShardEffect<E> {
   /** Give a live entity a message. */
   record ToEntity<E>(E entity, Object message) implements ShardEffect<E> {
     @Override
-    public ShardInput<E> carryOut(ShardPorts<E> ports) {
+    public @Nullable ShardInput<E> carryOut(ShardPorts<E> ports) {
       ports.tell(entity, message);
       return null;
     }
@@ -52,7 +53,7 @@ public sealed interface ShardEffect<E> {
   /** Stop an entity after what is already in its mailbox (the type's stop message). */
   record StopEntity<E>(E entity) implements ShardEffect<E> {
     @Override
-    public ShardInput<E> carryOut(ShardPorts<E> ports) {
+    public @Nullable ShardInput<E> carryOut(ShardPorts<E> ports) {
       ports.stop(entity);
       return null;
     }
@@ -84,7 +85,7 @@ public sealed interface ShardEffect<E> {
   /** Be told ({@link ShardInput.GateOpened}) once the node's delivery gate is open. */
   record ParkOnGate<E>() implements ShardEffect<E> {
     @Override
-    public ShardInput<E> carryOut(ShardPorts<E> ports) {
+    public @Nullable ShardInput<E> carryOut(ShardPorts<E> ports) {
       ports.parkOnGate();
       return null;
     }
@@ -93,7 +94,7 @@ public sealed interface ShardEffect<E> {
   /** Tell the region how many entities are live. */
   record TellRegion<E>(EntitiesLive live) implements ShardEffect<E> {
     @Override
-    public ShardInput<E> carryOut(ShardPorts<E> ports) {
+    public @Nullable ShardInput<E> carryOut(ShardPorts<E> ports) {
       ports.tellRegion(live);
       return null;
     }
@@ -102,7 +103,7 @@ public sealed interface ShardEffect<E> {
   /** Answer a {@link ShardInput.GetShardState}. */
   record ReplySnapshot<E>(ActorRef<Object> to, ShardSnapshot snapshot) implements ShardEffect<E> {
     @Override
-    public ShardInput<E> carryOut(ShardPorts<E> ports) {
+    public @Nullable ShardInput<E> carryOut(ShardPorts<E> ports) {
       ports.replySnapshot(to, snapshot);
       return null;
     }
@@ -114,7 +115,7 @@ public sealed interface ShardEffect<E> {
    */
   record StartTimer<E>(ShardTimer key, long generation, Duration delay) implements ShardEffect<E> {
     @Override
-    public ShardInput<E> carryOut(ShardPorts<E> ports) {
+    public @Nullable ShardInput<E> carryOut(ShardPorts<E> ports) {
       ports.startTimer(key, generation, delay);
       return null;
     }
@@ -123,7 +124,7 @@ public sealed interface ShardEffect<E> {
   /** Cancel the timer of {@code key} (the machine ignores it anyway if it fires all the same). */
   record CancelTimer<E>(ShardTimer key) implements ShardEffect<E> {
     @Override
-    public ShardInput<E> carryOut(ShardPorts<E> ports) {
+    public @Nullable ShardInput<E> carryOut(ShardPorts<E> ports) {
       ports.cancelTimer(key);
       return null;
     }
@@ -132,7 +133,7 @@ public sealed interface ShardEffect<E> {
   /** A message is not delivered: count it, publish it as a dead letter, and warn (rate-limited). */
   record Drop<E>(Object message, String reason) implements ShardEffect<E> {
     @Override
-    public ShardInput<E> carryOut(ShardPorts<E> ports) {
+    public @Nullable ShardInput<E> carryOut(ShardPorts<E> ports) {
       ports.drop(message, reason);
       return null;
     }
@@ -141,7 +142,7 @@ public sealed interface ShardEffect<E> {
   /** Something to log. */
   record Report<E>(ShardNotice notice) implements ShardEffect<E> {
     @Override
-    public ShardInput<E> carryOut(ShardPorts<E> ports) {
+    public @Nullable ShardInput<E> carryOut(ShardPorts<E> ports) {
       ports.report(notice);
       return null;
     }
@@ -153,7 +154,7 @@ public sealed interface ShardEffect<E> {
    */
   record Stopped<E>() implements ShardEffect<E> {
     @Override
-    public ShardInput<E> carryOut(ShardPorts<E> ports) {
+    public @Nullable ShardInput<E> carryOut(ShardPorts<E> ports) {
       ports.stopped();
       return null;
     }

@@ -4,6 +4,7 @@ import dev.shardkit.sharding.HashCodeMessageExtractor;
 import dev.shardkit.sharding.MessageExtractor;
 import dev.shardkit.sharding.StableHashMessageExtractor;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which shard ids an entity type accepts, beyond being valid ({@link ShardIds}), so that neither a
@@ -26,7 +27,7 @@ import java.util.Optional;
  * @param oddKnownId one more known id outside {@code 0..n-1}, or null: {@link HashCodeMessageExtractor}
  *     gives an id whose hash is {@code Integer.MIN_VALUE} a negative shard id, as Pekko's does
  */
-public record ShardIdBounds(String typeName, int knownShards, int maxShards, String oddKnownId) {
+public record ShardIdBounds(String typeName, int knownShards, int maxShards, @Nullable String oddKnownId) {
 
   /** The setting that caps distinct shards, as the reasons name it. */
   static final String MAX_SHARDS_SETTING = "shardkit.sharding.max-shards";

@@ -54,6 +54,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A shard's control logic, as a deterministic machine ({@link Machine}): everything the shard
@@ -153,7 +154,7 @@ public final class ShardMachine<E> implements Machine<ShardInput<E>, ShardEffect
    * @param idByName the id an entity's name says it was started for, or null: a hint the table
    *     checks, which spares it a reverse map per entity
    */
-  public ShardMachine(ShardConfig cfg, ShardCarryOver.Taken taken, Function<E, String> idByName) {
+  public ShardMachine(ShardConfig cfg, ShardCarryOver.Taken taken, Function<E, @Nullable String> idByName) {
     this.cfg = cfg;
     this.entities = new EntityTable<>(cfg.bufferSize(), cfg.remembering(),
         new RestartBackoff(cfg.restartBackoff(), cfg.restartBackoffMax()), idByName);
@@ -183,7 +184,7 @@ public final class ShardMachine<E> implements Machine<ShardInput<E>, ShardEffect
    * @param now read from the clock only with automatic passivation on
    *     ({@link ShardConfig#automaticPassivation}); ignored otherwise
    */
-  public E activeFor(String entityId, long now) {
+  public @Nullable E activeFor(String entityId, long now) {
     E entity = entities.active(entityId);
     if (entity != null) {
       recency.touch(entityId, now);

@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.internal;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.event.Level;
 
 /**
@@ -20,7 +21,7 @@ public sealed interface ShardNotice {
   String render();
 
   /** The exception whose stack trace goes with the text; null for none. */
-  default Throwable throwable() {
+  default @Nullable Throwable throwable() {
     return null;
   }
 

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a shard's effects ({@link ShardEffect}) are carried out: by the shard actor with Pekko, by
@@ -39,7 +40,7 @@ public interface ShardPorts<E> {
    *     {@link ShardInput.RememberLoadFailed} follows); {@link ShardInput.RememberRefused} if the gate
    *     is closed
    */
-  ShardInput<E> rememberLoad(long readId);
+  @Nullable ShardInput<E> rememberLoad(long readId);
 
   /**
    * Writes these changes to the remember-entities store, unless this node's delivery gate is closed.
@@ -48,7 +49,7 @@ public interface ShardPorts<E> {
    *     {@link ShardInput.RememberWriteFailed} follows); {@link ShardInput.RememberRefused} if the
    *     gate is closed
    */
-  ShardInput<E> rememberUpdate(long batchId, Set<String> started, Set<String> stopped);
+  @Nullable ShardInput<E> rememberUpdate(long batchId, Set<String> started, Set<String> stopped);
 
   void parkOnGate();
 

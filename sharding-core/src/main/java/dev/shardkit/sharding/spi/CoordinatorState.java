@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.jspecify.annotations.Nullable;
 import scala.collection.immutable.HashMap;
 import scala.collection.immutable.HashMap$;
 import scala.collection.immutable.HashSet;
@@ -100,7 +101,7 @@ public final class CoordinatorState {
     throw new IllegalStateException("Unknown coordinator event " + event);
   }
 
-  private static void check(boolean ok, String format, Object... args) {
+  private static void check(boolean ok, String format, @Nullable Object... args) {
     if (!ok) {
       throw new IllegalStateException("Coordinator event rejected: " + String.format(format, args));
     }
@@ -136,7 +137,7 @@ public final class CoordinatorState {
   }
 
   @Override
-  public boolean equals(Object o) {
+  public boolean equals(@Nullable Object o) {
     return o instanceof CoordinatorState other && regions.equals(other.regions) && proxies.equals(other.proxies);
   }
 

@@ -9,4 +9,7 @@
  * ({@link dev.shardkit.sharding.spi.CoordinatorStateSupersededException}). Store modules implement
  * these; applications only pick a mode.
  */
+@NullMarked
 package dev.shardkit.sharding.spi;
+
+import org.jspecify.annotations.NullMarked;

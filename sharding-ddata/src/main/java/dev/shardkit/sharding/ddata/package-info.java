@@ -23,4 +23,7 @@
  * <p>The stores, their replicated data and the replicators live in
  * {@code dev.shardkit.sharding.ddata.internal}.
  */
+@NullMarked
 package dev.shardkit.sharding.ddata;
+
+import org.jspecify.annotations.NullMarked;

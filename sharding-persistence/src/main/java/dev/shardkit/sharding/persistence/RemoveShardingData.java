@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Deletes the sharding data that this module keeps for the named entity types: every event and
@@ -165,7 +166,7 @@ public final class RemoveShardingData {
    *
    * @throws IllegalArgumentException naming the option or key, if it is not a positive duration
    */
-  static Duration quietPeriod(String arg, Config config) {
+  static Duration quietPeriod(@Nullable String arg, Config config) {
     String where = arg != null ? QUIET_PERIOD + arg : QUIET_PERIOD_KEY;
     Duration period;
     try {
@@ -187,7 +188,7 @@ public final class RemoveShardingData {
    * @throws IllegalArgumentException naming both settings, if {@code quietPeriod} is not above
    *     twice {@code keep-alive-interval}
    */
-  static void requireAboveKeepAlives(Duration quietPeriod, String arg, PersistenceStoreSettings settings) {
+  static void requireAboveKeepAlives(Duration quietPeriod, @Nullable String arg, PersistenceStoreSettings settings) {
     Duration keepAlive = settings.keepAliveInterval();
     if (quietPeriod.compareTo(keepAlive.multipliedBy(2)) <= 0) {
       String given = arg != null ? QUIET_PERIOD + arg : QUIET_PERIOD_KEY + " = " + seconds(quietPeriod);
@@ -399,9 +400,15 @@ public final class RemoveShardingData {
     return (d.toMillis() % 1000 == 0 ? Long.toString(d.toSeconds()) : Double.toString(d.toMillis() / 1000.0)) + " s";
   }
 
-  private static String failure(Exception e, Duration timeout) {
-    return e instanceof TimeoutException ? "no answer within " + timeout.toMillis() + " ms (3 x "
-        + "shardkit.sharding.persistence.store-timeout); is the database reachable?" : e.getCause().getMessage();
+  /** Why a deletion failed, as the tool prints it: the cause's message, or its class if it has none. */
+  static String failure(Exception e, Duration timeout) {
+    if (e instanceof TimeoutException) {
+      return "no answer within " + timeout.toMillis() + " ms (3 x "
+          + "shardkit.sharding.persistence.store-timeout); is the database reachable?";
+    }
+    Throwable cause = e.getCause() != null ? e.getCause() : e;
+    String message = cause.getMessage();
+    return message != null ? message : cause.getClass().getName();
   }
 
   private static PersistenceIdRemover.Removed remove(ActorSystem system, String persistenceId, Duration timeout)

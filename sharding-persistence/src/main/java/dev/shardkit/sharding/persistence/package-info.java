@@ -26,4 +26,7 @@
  * {@code shardkit.sharding.persistence}; see {@code docs/state-stores.md} and
  * {@code docs/entity-lifecycle.md}.
  */
+@NullMarked
 package dev.shardkit.sharding.persistence;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,6 +4,7 @@ import dev.shardkit.sharding.internal.Arguments;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.pekko.coordination.lease.LeaseException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a test does to one {@link TestLease}, shared by every owner that asks for it: by default it
@@ -14,8 +15,8 @@ import org.apache.pekko.coordination.lease.LeaseException;
 public final class TestLeaseControl {
 
   private final String name;
-  private String holder;
-  private Consumer<Optional<Throwable>> lostCallback;
+  private @Nullable String holder;
+  private @Nullable Consumer<Optional<Throwable>> lostCallback;
   private boolean granting = true;
   private long refused;
 

@@ -17,4 +17,7 @@
  * <p>shardkit's own tests add more classes to this package from a module that is not published
  * ({@code test-support}); they are not part of this artifact.
  */
+@NullMarked
 package dev.shardkit.sharding.testkit;
+
+import org.jspecify.annotations.NullMarked;

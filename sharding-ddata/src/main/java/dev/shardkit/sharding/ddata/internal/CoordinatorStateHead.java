@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.IntFunction;
 import org.apache.pekko.cluster.ddata.AbstractReplicatedData;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The head of one entity type's coordinator state, which is split over several keys so that no
@@ -56,14 +57,14 @@ public final class CoordinatorStateHead extends AbstractReplicatedData<Coordinat
   private final Version version;
   private final Version basis;
   private final PartVersions parts;
-  private final PartVersions fallback;
+  private final @Nullable PartVersions fallback;
 
   /**
    * @param fallback null if the writer had no confirmed parts to fall back on
    * @throws IllegalArgumentException if version, basis or parts is null, or the parts are not of
    *     the version's term and writer
    */
-  public CoordinatorStateHead(Version version, Version basis, PartVersions parts, PartVersions fallback) {
+  public CoordinatorStateHead(Version version, Version basis, PartVersions parts, @Nullable PartVersions fallback) {
     if (version == null || basis == null || parts == null) {
       throw new IllegalArgumentException("A coordinator state head needs a version, a basis and part versions");
     }

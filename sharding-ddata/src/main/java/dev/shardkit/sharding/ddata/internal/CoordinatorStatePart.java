@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.pekko.cluster.ddata.AbstractReplicatedData;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One part of a coordinator state split over several keys ({@link CoordinatorStateHead} explains
@@ -21,15 +22,16 @@ import org.apache.pekko.cluster.ddata.AbstractReplicatedData;
 public final class CoordinatorStatePart extends AbstractReplicatedData<CoordinatorStatePart> {
   private final Version version;
   private final byte[] payload;
-  private final Version previousVersion;
-  private final byte[] previousPayload;
+  private final @Nullable Version previousVersion;
+  private final byte @Nullable [] previousPayload;
 
   /**
    * @param previousVersion null if the writer's confirmed head named no record of this part
    * @throws IllegalArgumentException if version or payload is null, exactly one of the previous
    *     version and payload is null, or the previous version is not older than the version
    */
-  public CoordinatorStatePart(Version version, byte[] payload, Version previousVersion, byte[] previousPayload) {
+  public CoordinatorStatePart(Version version, byte[] payload, @Nullable Version previousVersion,
+      byte @Nullable [] previousPayload) {
     if (version == null || payload == null || (previousVersion == null) != (previousPayload == null)) {
       throw new IllegalArgumentException("A coordinator state part needs a version and a payload, and a previous "
           + "version together with its payload or neither; got version " + version + ", previous " + previousVersion);

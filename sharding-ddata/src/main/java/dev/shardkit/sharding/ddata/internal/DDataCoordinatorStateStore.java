@@ -24,6 +24,7 @@ import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.UniqueAddress;
 import org.apache.pekko.cluster.ddata.Replicator;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,7 +74,7 @@ public final class DDataCoordinatorStateStore implements CoordinatorStateStore {
 
   // Guarded by this.
   /** This incarnation's last head a majority confirmed; null until the take-over is confirmed. */
-  private CoordinatorStateHead confirmed;
+  private @Nullable CoordinatorStateHead confirmed;
   /** The state that head names, as parts. */
   private PartitionedCoordinatorState confirmedState;
   /** The payload of each part that head names, the directory's first. */

@@ -1,5 +1,7 @@
 package dev.shardkit.sharding.persistence.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The journal event a coordinator's load writes before the coordinator serves: it changes nothing
  * in the coordinator state, but its sequence number becomes that coordinator's term. The journal
@@ -11,4 +13,4 @@ package dev.shardkit.sharding.persistence.internal;
  *     {@code RemoveShardingData} can name the node of a coordinator still writing; null in a
  *     take-over written before the node was stored
  */
-record CoordinatorTakeOver(String node) {}
+record CoordinatorTakeOver(@Nullable String node) {}

@@ -21,6 +21,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The actor behind one persistence store (an entity type's coordinator state, or a shard's
@@ -110,9 +111,9 @@ public final class JournalStoreActor<J> extends AbstractBehavior<JournalStoreAct
   private long nextId;
   private int incarnation;
   /** The keep-alives to write; null until a {@link KeepAlive}, and once they ended. */
-  private KeepAlive keepAlive;
+  private @Nullable KeepAlive keepAlive;
   /** The keep-alives the one in flight was written for; null if none is in flight. */
-  private KeepAlive keepAliveInFlight;
+  private @Nullable KeepAlive keepAliveInFlight;
   /** {@link System#nanoTime} of the last successful request (a write, for a coordinator's store). */
   private long lastWriteNanos;
 

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The coordinator state of one entity type, event-sourced with Pekko Persistence in a
@@ -78,7 +79,7 @@ public final class PersistenceCoordinatorStateStore implements CoordinatorStateS
   }
 
   /** The refusal as superseded that caused {@code failure}, null if it has none. */
-  private static CoordinatorStateSupersededException supersededIn(Throwable failure) {
+  private static @Nullable CoordinatorStateSupersededException supersededIn(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof CoordinatorStateSupersededException superseded) {
         return superseded;

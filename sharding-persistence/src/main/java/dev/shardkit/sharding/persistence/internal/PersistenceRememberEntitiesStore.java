@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The remembered entities of one shard, event-sourced with Pekko Persistence in an
@@ -43,7 +44,7 @@ public final class PersistenceRememberEntitiesStore implements RememberEntitiesS
   /** The journal's actor's name, unique on this node. */
   private final String actorName;
   /** Started by the first update (or a load without {@link #batch}); null until then. */
-  private JournalStore<EntitiesJournal.Command> store;
+  private @Nullable JournalStore<EntitiesJournal.Command> store;
   private boolean closed;
 
   /** @throws IllegalArgumentException if the type name or shard id cannot make a persistence id */

@@ -3,6 +3,7 @@ package dev.shardkit.sharding.persistence.internal;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A coordinator event as it is stored: flat and free of actor references, so the stored form does
@@ -15,7 +16,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record StoredEvent(Kind kind, String ref, String shardId, String node) implements StoredRecord {
+public record StoredEvent(Kind kind, @Nullable String ref, @Nullable String shardId, @Nullable String node) implements StoredRecord {
 
   /**
    * One per kind of {@code CoordinatorEvent}, and {@link #TAKEN_OVER}. Never rename a constant:

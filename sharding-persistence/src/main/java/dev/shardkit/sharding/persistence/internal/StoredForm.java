@@ -20,6 +20,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.persistence.typed.EventAdapter;
 import org.apache.pekko.persistence.typed.EventSeq;
 import org.apache.pekko.persistence.typed.SnapshotAdapter;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
 /**
@@ -69,7 +70,7 @@ public final class StoredForm {
   }
 
   /** The region or proxy the event names; null for a deallocation. */
-  private static ActorRef<?> refOf(CoordinatorEvent event) {
+  private static @Nullable ActorRef<?> refOf(CoordinatorEvent event) {
     if (event instanceof RegionRegistered e) {
       return e.region();
     } else if (event instanceof ProxyRegistered e) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The whole coordinator state as it is stored in a snapshot: every region (in registration order)
@@ -15,7 +16,7 @@ import java.util.List;
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record StoredSnapshot(List<Region> regions, List<String> proxies, Long term, String node)
+public record StoredSnapshot(List<Region> regions, List<String> proxies, @Nullable Long term, @Nullable String node)
     implements StoredRecord {
 
   /** A region and the shards it is home to. */
@@ -34,7 +35,7 @@ public record StoredSnapshot(List<Region> regions, List<String> proxies, Long te
   }
 
   /** A snapshot with a term but no node, as schema version 2 first wrote it. */
-  public StoredSnapshot(List<Region> regions, List<String> proxies, Long term) {
+  public StoredSnapshot(List<Region> regions, List<String> proxies, @Nullable Long term) {
     this(regions, proxies, term, null);
   }
 

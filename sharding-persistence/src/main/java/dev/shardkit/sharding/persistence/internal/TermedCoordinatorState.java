@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.persistence.internal;
 
 import dev.shardkit.sharding.spi.CoordinatorState;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link CoordinatorJournal} holds: the coordinator state, and the term of the last
@@ -13,7 +14,7 @@ import dev.shardkit.sharding.spi.CoordinatorState;
  * @param node the address of the node that took over at {@code term}; null if none did or its
  *     take-over stored no node
  */
-record TermedCoordinatorState(CoordinatorState state, long term, String node) {
+record TermedCoordinatorState(CoordinatorState state, long term, @Nullable String node) {
 
   static final TermedCoordinatorState EMPTY = new TermedCoordinatorState(CoordinatorState.empty(), 0, null);
 

@@ -49,7 +49,8 @@ final class LincheckScenario {
   ExecutionScenario build() {
     Method validate = Arrays.stream(testClass.getMethods()).filter(m -> m.isAnnotationPresent(Validate.class))
         .findFirst().orElse(null);
-    return new ExecutionScenario(initial, parallel, List.of(), validate == null ? null : new Actor(validate, List.of()));
+    Actor validation = validate == null ? null : new Actor(validate, List.of());
+    return new ExecutionScenario(initial, parallel, List.of(), validation);
   }
 
   private Actor actor(String operation) {

@@ -21,6 +21,15 @@ final class SerializabilityCheck {
     this.serialization = SerializationExtension.get(system);
   }
 
+  /**
+   * For tests that run the per-message path without an actor system: the answers for the classes
+   * they send, known up front. Any other class throws {@link NullPointerException}.
+   */
+  SerializabilityCheck(java.util.Map<Class<?>, Optional<String>> known) {
+    this.serialization = null;
+    problems.putAll(known);
+  }
+
   /** Why messages of this class cannot be sent to another node, or empty if they can. */
   public Optional<String> problem(Class<?> messageClass) {
     Optional<String> known = problems.get(messageClass);

@@ -3,8 +3,10 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.testkit.CborSerializable;
 import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -109,10 +111,13 @@ class HandOffTimeoutTest {
       cluster.addWithRoles();
       cluster.awaitUp(2);
       start(cluster.system(1));
-      var warning = logs.await(Duration.ofSeconds(30), "Coordinator of [SlowToStop]", "did not finish within 2000 ms",
-          "the shard stays where it is");
-      String text = warning.getFormattedMessage();
-      String shard = text.substring(text.indexOf("shard [") + 7, text.indexOf("] from"));
+      ShardingEvent.HandOffGivenUp givenUp = TelemetryRecorder.of(cluster.system(0))
+          .await(Duration.ofSeconds(30), ShardingEvent.HandOffGivenUp.class, KEY.name());
+      String shard = givenUp.shardId();
+      assertEquals(Duration.ofSeconds(2), givenUp.timeout());
+      // What an operator reads: the warning names the shard and says it stays.
+      assertEquals(1, logs.matching("Coordinator of [SlowToStop]", "hand-off of shard [" + shard + "]",
+          "did not finish within 2000 ms", "the shard stays where it is").size());
       // Every entity answers, those of the shard whose hand-off was given up included: the pings
       // wait in buffers while a hand-off runs, and nothing is dropped.
       List<CompletableFuture<Integer>> answers = new ArrayList<>();
@@ -123,7 +128,7 @@ class HandOffTimeoutTest {
         assertEquals(i + 1, answers.get(i).get(40, TimeUnit.SECONDS), "answer of " + ids.get(i));
       }
       assertTrue(ids.stream().anyMatch(id -> StableHashMessageExtractor.shardIdFor(id, 4).equals(shard)),
-          "the warning names a shard of this type: " + shard);
+          "the event names a shard of this type: " + shard);
     }
     assertTrue(TWICE.isEmpty(), "entities alive twice: " + TWICE);
   }

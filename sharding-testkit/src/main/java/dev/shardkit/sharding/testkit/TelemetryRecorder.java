@@ -5,9 +5,10 @@ import dev.shardkit.sharding.spi.ShardingTelemetry;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -32,14 +33,19 @@ public final class TelemetryRecorder implements ShardingTelemetry {
   /** How many events a recorder keeps. */
   public static final int CAPACITY = 100_000;
 
-  private static final Map<ActorSystem<?>, TelemetryRecorder> RECORDERS = new ConcurrentHashMap<>();
+  /**
+   * By identity: an actor system equals every other of the same name (it is the reference to its
+   * guardian, compared by path), and the systems of one {@link TestCluster} share their name.
+   */
+  private static final Map<ActorSystem<?>, TelemetryRecorder> RECORDERS =
+      Collections.synchronizedMap(new IdentityHashMap<>());
 
   private final ArrayDeque<ShardingEvent> events = new ArrayDeque<>();
 
   /** Created by sharding, once per actor system that names it in its configuration. */
   public TelemetryRecorder(ActorSystem<?> system) {
     RECORDERS.put(system, this);
-    system.getWhenTerminated().thenRun(() -> RECORDERS.remove(system, this));
+    system.getWhenTerminated().thenRun(() -> RECORDERS.remove(system));
   }
 
   /**

@@ -3,8 +3,10 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.shardkit.sharding.SlowToStop.Cmd;
+import dev.shardkit.sharding.SlowToStop.Ping;
+import dev.shardkit.sharding.SlowToStop.Stop;
 import dev.shardkit.sharding.spi.ShardingEvent;
-import dev.shardkit.sharding.testkit.CborSerializable;
 import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
@@ -17,9 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -30,14 +30,6 @@ import org.junit.jupiter.api.Test;
  * keeps serving, and no message is lost nor any entity alive twice.
  */
 class HandOffTimeoutTest {
-  interface Cmd {}
-
-  record Ping(int n, ActorRef<Integer> replyTo) implements Cmd, CborSerializable {}
-
-  enum Stop implements Cmd, CborSerializable { INSTANCE }
-
-  private enum StopNow implements Cmd { INSTANCE }
-
   static final EntityTypeKey<Cmd> KEY = EntityTypeKey.create(Cmd.class, "SlowToStop");
   static final Map<String, AtomicInteger> LIVE = new ConcurrentHashMap<>();
   static final Set<String> TWICE = ConcurrentHashMap.newKeySet();
@@ -53,24 +45,7 @@ class HandOffTimeoutTest {
       if (LIVE.computeIfAbsent(ctx.entityId(), k -> new AtomicInteger()).incrementAndGet() > 1) {
         TWICE.add(ctx.entityId());
       }
-      return Behaviors.withTimers(timers -> Behaviors.receive(Cmd.class)
-          .onMessage(Ping.class, p -> {
-            p.replyTo().tell(p.n());
-            return Behaviors.same();
-          })
-          .onMessageEquals(Stop.INSTANCE, () -> {
-            if (stopAtOnce) {
-              return Behaviors.<Cmd>stopped();
-            }
-            timers.startSingleTimer(StopNow.INSTANCE, Duration.ofSeconds(4));
-            return Behaviors.same();
-          })
-          .onMessageEquals(StopNow.INSTANCE, Behaviors::stopped)
-          .onSignal(PostStop.class, s -> {
-            LIVE.get(ctx.entityId()).decrementAndGet();
-            return Behaviors.same();
-          })
-          .build());
+      return SlowToStop.create(Duration.ofSeconds(4), () -> stopAtOnce, () -> LIVE.get(ctx.entityId()).decrementAndGet());
     });
   }
 

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.shardkit.sharding.SlowToStop.Cmd;
+import dev.shardkit.sharding.SlowToStop.Ping;
+import dev.shardkit.sharding.SlowToStop.Stop;
 import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.spi.ShardingEvent.CoordinatorLoaded;
 import dev.shardkit.sharding.spi.ShardingEvent.CoordinatorStarted;
@@ -14,7 +17,6 @@ import dev.shardkit.sharding.spi.ShardingEvent.HandOffStarted;
 import dev.shardkit.sharding.spi.ShardingEvent.HeldReleased;
 import dev.shardkit.sharding.spi.ShardingEvent.RebalanceRound;
 import dev.shardkit.sharding.spi.ShardingEvent.ShardPlaced;
-import dev.shardkit.sharding.testkit.CborSerializable;
 import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.nio.file.Files;
@@ -29,10 +31,7 @@ import java.util.stream.Collectors;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,37 +44,12 @@ import org.junit.jupiter.api.io.TempDir;
  * duration and the messages held meanwhile, and those messages released to the next home.
  */
 class TelemetryClusterTest {
-  interface Cmd {}
-
-  record Ping(int n, ActorRef<Integer> replyTo) implements Cmd, CborSerializable {}
-
-  enum Stop implements Cmd, CborSerializable { INSTANCE }
-
-  private enum StopNow implements Cmd { INSTANCE }
-
   static final EntityTypeKey<Cmd> KEY = EntityTypeKey.create(Cmd.class, "Watched");
   static final int SHARDS = 4;
-  /** How long an entity takes to stop when asked: the hand-off lasts at least this long, and messages are held meanwhile. */
+  /** How long an entity takes to stop: the hand-off lasts at least this long, and messages are held meanwhile. */
   static final Duration STOPPING = Duration.ofMillis(1500);
   static final Duration WAIT = Duration.ofSeconds(30);
   static volatile boolean stopAtOnce;
-
-  static Behavior<Cmd> slowToStop() {
-    return Behaviors.withTimers(timers -> Behaviors.receive(Cmd.class)
-        .onMessage(Ping.class, p -> {
-          p.replyTo().tell(p.n());
-          return Behaviors.same();
-        })
-        .onMessageEquals(Stop.INSTANCE, () -> {
-          if (stopAtOnce) {
-            return Behaviors.<Cmd>stopped();
-          }
-          timers.startSingleTimer(StopNow.INSTANCE, STOPPING);
-          return Behaviors.same();
-        })
-        .onMessageEquals(StopNow.INSTANCE, Behaviors::stopped)
-        .build());
-  }
 
   TestCluster cluster;
 
@@ -90,7 +64,8 @@ class TelemetryClusterTest {
   }
 
   void start(ActorSystem<?> system) {
-    ClusterSharding.get(system).start(Entity.of(KEY, ctx -> slowToStop()).withStopMessage(Stop.INSTANCE)
+    ClusterSharding.get(system).start(Entity.of(KEY, ctx -> SlowToStop.create(STOPPING, () -> stopAtOnce, () -> { }))
+        .withStopMessage(Stop.INSTANCE)
         .withSettings(ShardingSettings.create(system).withNumberOfShards(SHARDS)
             .withRebalanceInterval(Duration.ofMillis(500))));
   }
@@ -126,7 +101,8 @@ class TelemetryClusterTest {
       CoordinatorStarted started = first.await(WAIT, CoordinatorStarted.class, KEY.name());
       assertEquals(node0.address(), started.node());
       assertTrue(first.await(WAIT, CoordinatorLoaded.class, KEY.name()).term() > 0);
-      List<ShardPlaced> placed = first.awaitCount(WAIT, SHARDS, ShardPlaced.class, p -> p.typeName().equals(KEY.name()));
+      List<ShardPlaced> placed = first.awaitCount(WAIT, SHARDS, ShardPlaced.class,
+          p -> p.typeName().equals(KEY.name()));
       assertEquals(ids.keySet(), placed.stream().map(ShardPlaced::shardId).collect(Collectors.toSet()));
       CoordinatorStoreWrite write = first.await(WAIT, CoordinatorStoreWrite.class, KEY.name());
       assertNull(write.failure());

@@ -2,6 +2,7 @@ package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.spi.ShardingTelemetry;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -27,143 +28,103 @@ final class JfrTelemetry implements ShardingTelemetry {
   /** The JFR event for {@code event}, filled but for node and type; null if none is enabled. */
   private static JfrTelemetryEvents.Base of(ShardingEvent event) {
     if (event instanceof ShardingEvent.CoordinatorStarted e) {
-      var j = new JfrTelemetryEvents.CoordinatorStarted();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.store = e.store();
-      j.allocation = e.allocation();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.CoordinatorStarted(), j -> {
+        j.store = e.store();
+        j.allocation = e.allocation();
+      });
     } else if (event instanceof ShardingEvent.CoordinatorLoaded e) {
-      var j = new JfrTelemetryEvents.CoordinatorLoaded();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.term = e.term();
-      j.regions = e.regions();
-      j.shards = e.shards();
-      j.forgotten = e.forgotten();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.CoordinatorLoaded(), j -> {
+        j.term = e.term();
+        j.regions = e.regions();
+        j.shards = e.shards();
+        j.forgotten = e.forgotten();
+      });
     } else if (event instanceof ShardingEvent.CoordinatorFailed e) {
-      var j = new JfrTelemetryEvents.CoordinatorFailed();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.failure = e.failure();
-      j.restartIn = e.restartIn().toMillis();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.CoordinatorFailed(), j -> {
+        j.failure = e.failure();
+        j.restartIn = e.restartIn().toMillis();
+      });
     } else if (event instanceof ShardingEvent.CoordinatorSuperseded e) {
-      var j = new JfrTelemetryEvents.CoordinatorSuperseded();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.term = e.term();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.CoordinatorSuperseded(), j -> {
+        j.term = e.term();
+      });
     } else if (event instanceof ShardingEvent.CoordinatorStoreWrite e) {
-      var j = new JfrTelemetryEvents.CoordinatorStoreWrite();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.changes = e.changes();
-      j.latency = e.latency().toNanos();
-      j.failure = e.failure();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.CoordinatorStoreWrite(), j -> {
+        j.changes = e.changes();
+        j.latency = e.latency().toNanos();
+        j.failure = e.failure();
+      });
     } else if (event instanceof ShardingEvent.ShardPlaced e) {
-      var j = new JfrTelemetryEvents.ShardPlaced();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.shardId = e.shardId();
-      j.region = e.region();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.ShardPlaced(), j -> {
+        j.shardId = e.shardId();
+        j.region = e.region();
+      });
     } else if (event instanceof ShardingEvent.RebalanceRound e) {
-      var j = new JfrTelemetryEvents.RebalanceRound();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.moveCount = e.moves().size();
-      j.moves = e.moves().stream().map(m -> m.shardId() + ": " + m.from() + " (" + m.reason() + ")")
-          .collect(Collectors.joining(", "));
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.RebalanceRound(), j -> {
+        j.moveCount = e.moves().size();
+        j.moves = e.moves().stream().map(m -> m.shardId() + ": " + m.from() + " (" + m.reason() + ")")
+            .collect(Collectors.joining(", "));
+      });
     } else if (event instanceof ShardingEvent.HandOffGivenUp e) {
-      var j = new JfrTelemetryEvents.HandOffGivenUp();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.shardId = e.shardId();
-      j.region = e.region();
-      j.timeout = e.timeout().toMillis();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.HandOffGivenUp(), j -> {
+        j.shardId = e.shardId();
+        j.region = e.region();
+        j.timeout = e.timeout().toMillis();
+      });
     } else if (event instanceof ShardingEvent.HandOffStarted e) {
-      var j = new JfrTelemetryEvents.HandOffStarted();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.shardId = e.shardId();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.HandOffStarted(), j -> {
+        j.shardId = e.shardId();
+      });
     } else if (event instanceof ShardingEvent.HandOffFinished e) {
-      var j = new JfrTelemetryEvents.HandOffFinished();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.shardId = e.shardId();
-      j.handOffDuration = e.duration().toNanos();
-      j.held = e.held();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.HandOffFinished(), j -> {
+        j.shardId = e.shardId();
+        j.handOffDuration = e.duration().toNanos();
+        j.held = e.held();
+      });
     } else if (event instanceof ShardingEvent.HeldReleased e) {
-      var j = new JfrTelemetryEvents.HeldReleased();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.shardId = e.shardId();
-      j.messages = e.messages();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.HeldReleased(), j -> {
+        j.shardId = e.shardId();
+        j.messages = e.messages();
+      });
     } else if (event instanceof ShardingEvent.HomesTold e) {
-      var j = new JfrTelemetryEvents.HomesTold();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.region = e.region();
-      j.told = e.told();
-      j.term = e.term();
-      j.learned = e.learned();
-      j.placedHere = e.placedHere();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.HomesTold(), j -> {
+        j.region = e.region();
+        j.told = e.told();
+        j.term = e.term();
+        j.learned = e.learned();
+        j.placedHere = e.placedHere();
+      });
     } else if (event instanceof ShardingEvent.RegionShutDown) {
-      var j = new JfrTelemetryEvents.RegionShutDown();
-      return j.isEnabled() ? j : null;
+      return ifEnabled(new JfrTelemetryEvents.RegionShutDown(), j -> { });
     } else if (event instanceof ShardingEvent.MessageDropped e) {
-      var j = new JfrTelemetryEvents.MessageDropped();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.reason = e.reason();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.MessageDropped(), j -> {
+        j.reason = e.reason();
+      });
     } else if (event instanceof ShardingEvent.GateClosed e) {
-      var j = new JfrTelemetryEvents.GateClosed();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.reason = e.reason();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.GateClosed(), j -> {
+        j.reason = e.reason();
+      });
     } else if (event instanceof ShardingEvent.GateOpened e) {
-      var j = new JfrTelemetryEvents.GateOpened();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.confirmations = e.confirmations();
-      j.closedFor = e.closedFor().toNanos();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.GateOpened(), j -> {
+        j.confirmations = e.confirmations();
+        j.closedFor = e.closedFor().toNanos();
+      });
     } else if (event instanceof ShardingEvent.LinkResent e) {
-      var j = new JfrTelemetryEvents.LinkResent();
-      if (!j.isEnabled()) {
-        return null;
-      }
-      j.destination = e.destination();
-      j.batches = e.batches();
-      j.reason = e.reason().name();
-      return j;
+      return ifEnabled(new JfrTelemetryEvents.LinkResent(), j -> {
+        j.destination = e.destination();
+        j.batches = e.batches();
+        j.reason = e.reason().name();
+      });
     }
     return null;
+  }
+
+  /** {@code j} filled by {@code fill} if a recording has it enabled; null otherwise. */
+  private static <J extends JfrTelemetryEvents.Base> J ifEnabled(J j, Consumer<J> fill) {
+    if (!j.isEnabled()) {
+      return null;
+    }
+    fill.accept(j);
+    return j;
   }
 }

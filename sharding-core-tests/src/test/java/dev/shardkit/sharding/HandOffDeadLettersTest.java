@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
 import dev.shardkit.sharding.internal.ShardingProtocol;
+import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.testkit.CborSerializable;
 import dev.shardkit.sharding.testkit.EntityProbe;
 import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.RegionRefs;
+import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.List;
@@ -211,7 +213,7 @@ class HandOffDeadLettersTest {
     ActorRef<Object> region = RegionRefs.regionOf(cluster, 2, 2, KEY.name());
     try (LogCapture log = new LogCapture()) {
       first.terminate();
-      log.await(Duration.ofSeconds(60), "region shut down gracefully");
+      TelemetryRecorder.of(first).await(Duration.ofSeconds(60), ShardingEvent.RegionShutDown.class, KEY.name());
       ActorSystem<Void> second = cluster.system(1);
       second.terminate();
       TestCluster.await(Duration.ofSeconds(60), () -> second.getWhenTerminated().toCompletableFuture().isDone(),

@@ -3,8 +3,12 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.CborSerializable;
+import dev.shardkit.sharding.SlowToStop.Cmd;
+import dev.shardkit.sharding.SlowToStop.Ping;
+import dev.shardkit.sharding.SlowToStop.Stop;
+import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,9 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -28,14 +30,6 @@ import org.junit.jupiter.api.Test;
  * keeps serving, and no message is lost nor any entity alive twice.
  */
 class HandOffTimeoutTest {
-  interface Cmd {}
-
-  record Ping(int n, ActorRef<Integer> replyTo) implements Cmd, CborSerializable {}
-
-  enum Stop implements Cmd, CborSerializable { INSTANCE }
-
-  private enum StopNow implements Cmd { INSTANCE }
-
   static final EntityTypeKey<Cmd> KEY = EntityTypeKey.create(Cmd.class, "SlowToStop");
   static final Map<String, AtomicInteger> LIVE = new ConcurrentHashMap<>();
   static final Set<String> TWICE = ConcurrentHashMap.newKeySet();
@@ -51,24 +45,7 @@ class HandOffTimeoutTest {
       if (LIVE.computeIfAbsent(ctx.entityId(), k -> new AtomicInteger()).incrementAndGet() > 1) {
         TWICE.add(ctx.entityId());
       }
-      return Behaviors.withTimers(timers -> Behaviors.receive(Cmd.class)
-          .onMessage(Ping.class, p -> {
-            p.replyTo().tell(p.n());
-            return Behaviors.same();
-          })
-          .onMessageEquals(Stop.INSTANCE, () -> {
-            if (stopAtOnce) {
-              return Behaviors.<Cmd>stopped();
-            }
-            timers.startSingleTimer(StopNow.INSTANCE, Duration.ofSeconds(4));
-            return Behaviors.same();
-          })
-          .onMessageEquals(StopNow.INSTANCE, Behaviors::stopped)
-          .onSignal(PostStop.class, s -> {
-            LIVE.get(ctx.entityId()).decrementAndGet();
-            return Behaviors.same();
-          })
-          .build());
+      return SlowToStop.create(Duration.ofSeconds(4), () -> stopAtOnce, () -> LIVE.get(ctx.entityId()).decrementAndGet());
     });
   }
 
@@ -109,10 +86,13 @@ class HandOffTimeoutTest {
       cluster.addWithRoles();
       cluster.awaitUp(2);
       start(cluster.system(1));
-      var warning = logs.await(Duration.ofSeconds(30), "Coordinator of [SlowToStop]", "did not finish within 2000 ms",
-          "the shard stays where it is");
-      String text = warning.getFormattedMessage();
-      String shard = text.substring(text.indexOf("shard [") + 7, text.indexOf("] from"));
+      ShardingEvent.HandOffGivenUp givenUp = TelemetryRecorder.of(cluster.system(0))
+          .await(Duration.ofSeconds(30), ShardingEvent.HandOffGivenUp.class, KEY.name());
+      String shard = givenUp.shardId();
+      assertEquals(Duration.ofSeconds(2), givenUp.timeout());
+      // What an operator reads: the warning names the shard and says it stays.
+      assertEquals(1, logs.matching("Coordinator of [SlowToStop]", "hand-off of shard [" + shard + "]",
+          "did not finish within 2000 ms", "the shard stays where it is").size());
       // Every entity answers, those of the shard whose hand-off was given up included: the pings
       // wait in buffers while a hand-off runs, and nothing is dropped.
       List<CompletableFuture<Integer>> answers = new ArrayList<>();
@@ -123,7 +103,7 @@ class HandOffTimeoutTest {
         assertEquals(i + 1, answers.get(i).get(40, TimeUnit.SECONDS), "answer of " + ids.get(i));
       }
       assertTrue(ids.stream().anyMatch(id -> StableHashMessageExtractor.shardIdFor(id, 4).equals(shard)),
-          "the warning names a shard of this type: " + shard);
+          "the event names a shard of this type: " + shard);
     }
     assertTrue(TWICE.isEmpty(), "entities alive twice: " + TWICE);
   }

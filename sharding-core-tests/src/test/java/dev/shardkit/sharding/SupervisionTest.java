@@ -9,9 +9,11 @@ import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.CoordinatorStateStoreProvider;
+import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.testkit.CborSerializable;
 import dev.shardkit.sharding.testkit.Ledger;
 import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.io.IOException;
 import java.time.Duration;
@@ -106,8 +108,12 @@ class SupervisionTest {
       Map<String, Integer> sent = trafficFromBothNodes(key, ids("c", 10), 20);
       assertClean(ledger.awaitAndCheck(ids("c", 10), sent, ARRIVAL));
       assertEquals(1, ThrowsOnceStore.thrown.get(), "the store threw once");
-      log.await(Duration.ofSeconds(5), "Coordinator of [ThrowingStore] failed handling", "IOException",
-          "reloads its state");
+      ShardingEvent.CoordinatorFailed failed = TelemetryRecorder.of(cluster.system(0))
+          .await(Duration.ofSeconds(5), ShardingEvent.CoordinatorFailed.class, "ThrowingStore");
+      assertTrue(failed.failure().contains("IOException"), failed.toString());
+      // What an operator reads: the error says what happens next.
+      assertEquals(1, log.matching("Coordinator of [ThrowingStore] failed handling", "IOException",
+          "reloads its state").size());
       // Restarted in place: it still runs on the oldest node and answers.
       assertTrue(cluster.coordinatorRunsOn(0, "ThrowingStore"));
       assertEquals(2, ClusterSharding.get(cluster.system(1)).clusterShardingStats(key, Duration.ofSeconds(3))

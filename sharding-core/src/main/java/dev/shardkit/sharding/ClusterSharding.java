@@ -82,7 +82,8 @@ public final class ClusterSharding implements Extension {
    * @throws IllegalArgumentException if {@code entity} is null, the type name was already started
    *     with another message class, or (on a node that hosts the type) its
    *     {@link Entity#withEntityProps entity props} select a dispatcher this node's configuration
-   *     does not have
+   *     does not have, or a binding named in {@code shardkit.sharding.telemetry.bindings} cannot be
+   *     created (the message names the class and why)
    * @throws IllegalStateException if the configured {@code state-store-mode} needs a module that
    *     is not on the classpath
    */

@@ -339,7 +339,8 @@ class ShardingSettingsTest {
 
   /** Sections of {@code shardkit.sharding} that are not settings of an entity type. */
   private static final Set<String> NOT_TYPE_SETTINGS = Set.of("state-store-providers", "state-store-artifacts",
-      "remember-entities-store-providers", "delivery-gate", "entity-mailbox", "health-check");
+      "remember-entities-store-providers", "delivery-gate", "entity-mailbox", "health-check",
+      "telemetry");
 
   /** The keys read back otherwise than by a getter named after them, as the class's Javadoc says. */
   private static final Set<String> NAMED_OTHERWISE = Set.of("remember-entities-recovery",

@@ -98,8 +98,8 @@ public final class UpFrontPlacement implements Workload {
         + " so it settles (places) only once every region has registered, and the figures are the placement's"
         + " alone: the clock starts when the last registration is stored (the coordinator decides the"
         + " placement at once) and runs until the placement is stored (the store confirms the write) and until"
-        + " every region knows every home (each region's debug line for each `ShardHomes` message it takes, read"
-        + " from the log of every JVM; homes in other regions it learned plus those placed in it add up to every"
+        + " every region knows every home (each region's `HomesTold` telemetry event for each `ShardHomes` message"
+        + " it takes, in every JVM; homes in other regions it learned plus those placed in it add up to every"
         + " shard). Two entity types run one after the other on the same nodes: one with `tell-up-front-homes ="
         + " on` (regions are told every home: the time, the write count and the heartbeat warnings are judged on"
         + " it) and one with the defaults (`off`: only stored). Store writes: the coordinator's writes that hold"
@@ -127,7 +127,7 @@ public final class UpFrontPlacement implements Workload {
   }
 
   private static String config(RunSpec spec) {
-    return StoreModes.config("shardkit", "persistence") + RecordedStoreWrites.CONFIG;
+    return StoreModes.config("shardkit", "persistence") + RecordedStoreWrites.CONFIG + UpFrontTelemetry.CONFIG;
   }
 
   /** Small dispatchers: dozens of actor systems share a JVM, and the machine has two cores. */
@@ -173,7 +173,7 @@ public final class UpFrontPlacement implements Workload {
           }
           System.out.println("READY");
         }
-        case "known" -> System.out.println("KNOWN " + watch.known(regionName(words[1]), shards).line());
+        case "known" -> System.out.println("KNOWN " + UpFrontTelemetry.known(regionName(words[1]), shards).line());
         case "heartbeats" -> System.out.println("HEARTBEATS "
             + watch.heartbeatWarnings(Long.parseLong(words[1]), Long.parseLong(words[2])));
         default -> System.out.println("UNKNOWN " + line);
@@ -228,7 +228,7 @@ public final class UpFrontPlacement implements Workload {
       Map<String, Double> out = new LinkedHashMap<>();
       long toldStart = WallClock.micros();
       startType(oldest, TOLD_TYPE, true, shards);
-      long allKnow = awaitEveryRegionKnows(watch, children, regions, shards);
+      long allKnow = awaitEveryRegionKnows(children, regions, shards);
       Placed told = Placed.of(TOLD_TYPE, shards, regions, allKnow);
       out.put("told_known_s", (allKnow - told.settledMicros()) / 1e6);
       out.put("told_decided_s", (told.placement().startMicros() - told.settledMicros()) / 1e6);
@@ -258,15 +258,15 @@ public final class UpFrontPlacement implements Workload {
    * Waits until every region of the told type knows every home, and returns when the last came
    * to know them.
    */
-  private static long awaitEveryRegionKnows(UpFrontLogWatch watch, List<ChildJvm> children, int regions, int shards)
+  private static long awaitEveryRegionKnows(List<ChildJvm> children, int regions, int shards)
       throws Exception {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (true) {
-      UpFrontLogWatch.Known here = watch.known(regionName(TOLD_TYPE), shards);
+      UpFrontTelemetry.Known here = UpFrontTelemetry.known(regionName(TOLD_TYPE), shards);
       int knowing = here.regions();
       long last = here.lastMicros();
       for (ChildJvm c : children) {
-        UpFrontLogWatch.Known there = UpFrontLogWatch.Known.parse(c.request("known " + TOLD_TYPE, "KNOWN ", WAIT));
+        UpFrontTelemetry.Known there = UpFrontTelemetry.Known.parse(c.request("known " + TOLD_TYPE, "KNOWN ", WAIT));
         knowing += there.regions();
         last = Math.max(last, there.lastMicros());
       }

@@ -131,7 +131,7 @@ final class CoordinatorHandOffs {
     }
     boolean first = tracker.shutDown(region);
     if (first) {
-      out.report(new CoordinatorNotice.RegionShuttingDown(region.path(), shards.size()));
+      out.report(new CoordinatorNotice.RegionShuttingDown(region.path(), List.copyOf(shards)));
     }
     List<CoordinatorEvent> unused = placement.moveUntouchedFrom(view.get(), region);
     if (!unused.isEmpty()) {

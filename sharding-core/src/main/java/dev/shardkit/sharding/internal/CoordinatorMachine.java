@@ -126,6 +126,8 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
   private Set<ActorRef<Object>> toldOnRegistration;
   // Set once the state is loaded.
   private long term;
+  /** The time of the input being handled, in nanoseconds: store writes are timed with it. */
+  private long now;
   private CoordinatorStore store;
   private CoordinatorHandOffs handOffDriver;
   private Settling settling;
@@ -150,6 +152,7 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
 
   @Override
   public List<CoordinatorEffect> handle(CoordinatorInput input, long now) {
+    this.now = now;
     out.buffer().clear();
     process(input);
     while (!followUps.isEmpty()) {
@@ -435,7 +438,7 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
     loadRetries.succeeded();
     CoordinatorState state = loaded.state();
     term = loaded.term();
-    store = new CoordinatorStore(new CoordinatorWrites(state), out, this::nextId);
+    store = new CoordinatorStore(new CoordinatorWrites(state), out, this::nextId, () -> now);
     handOffDriver = new CoordinatorHandOffs(config.handOffTimeout(), out, term, handOffs, placement, store,
         this::view, get -> followUps.add(new Protocol(get)), () -> scheduleRebalance(Duration.ZERO));
     List<CoordinatorEvent> gone = members().leftTheCluster(state);
@@ -773,7 +776,9 @@ public final class CoordinatorMachine implements Machine<CoordinatorInput, Coord
       scheduleRebalance(rounds.moved());
     } else {
       rounds.moved();
-      out.report(new CoordinatorNotice.Rebalancing(moves));
+      CoordinatorState decided = decided();
+      out.report(new CoordinatorNotice.Rebalancing(moves,
+          moves.stream().map(id -> decided.homeOf(id).map(ActorRef::path).orElse(null)).toList()));
       moves.forEach(handOffDriver::start);
     }
   }

@@ -158,7 +158,8 @@ public sealed interface CoordinatorNotice {
     }
   }
 
-  record Rebalancing(List<String> moves) implements CoordinatorNotice {
+  /** @param from the region each move leaves, in the order of {@code moves} */
+  record Rebalancing(List<String> moves, List<ActorPath> from) implements CoordinatorNotice {
     public Level level() {
       return Level.INFO;
     }
@@ -190,13 +191,14 @@ public sealed interface CoordinatorNotice {
     }
   }
 
-  record RegionShuttingDown(ActorPath region, int shards) implements CoordinatorNotice {
+  record RegionShuttingDown(ActorPath region, List<String> shards) implements CoordinatorNotice {
     public Level level() {
       return Level.INFO;
     }
 
     public String render(String typeName) {
-      return of(typeName) + ": region " + region + " is shutting down; handing off its " + shards + " shard(s)";
+      return of(typeName) + ": region " + region + " is shutting down; handing off its " + shards.size()
+          + " shard(s)";
     }
   }
 
@@ -234,7 +236,9 @@ public sealed interface CoordinatorNotice {
     }
   }
 
-  record StoreFailed(List<CoordinatorEvent> events, Throwable failure, Duration backoff) implements CoordinatorNotice {
+  /** @param latency from the write's start to its failure's answer */
+  record StoreFailed(List<CoordinatorEvent> events, Throwable failure, Duration backoff, Duration latency)
+      implements CoordinatorNotice {
     public Level level() {
       return Level.WARN;
     }
@@ -243,6 +247,17 @@ public sealed interface CoordinatorNotice {
       return of(typeName) + " could not store " + (events.size() == 1 ? events.get(0) : events.size() + " changes ("
           + events.get(0) + ", ...)") + " (" + failure + "); retrying in " + backoff.toMillis()
           + " ms; known shards keep working";
+    }
+  }
+
+  /** A write of {@code events} was stored, {@code latency} after it started. */
+  record Stored(List<CoordinatorEvent> events, Duration latency) implements CoordinatorNotice {
+    public Level level() {
+      return Level.DEBUG;
+    }
+
+    public String render(String typeName) {
+      return of(typeName) + " stored " + events.size() + " change(s) in " + latency.toMillis() + " ms";
     }
   }
 

@@ -32,14 +32,22 @@ final class CoordinatorStore {
   private final Backoff.Retries readRetries = BACKOFF.retries();
   /** The id of the write in flight (or failed and waiting to be retried); 0 if none is. */
   private long writeId;
+  /** The machine's time of the input that started the write in flight, in nanoseconds. */
+  private final LongSupplier now;
+  private long writeStarted;
   /** The id of the read in progress; 0 if none is. */
   private long readId;
 
-  /** @param ids a source of ids no call of this coordinator had before */
-  CoordinatorStore(CoordinatorWrites writes, CoordinatorEffects out, LongSupplier ids) {
+  /**
+   * @param ids a source of ids no call of this coordinator had before
+   * @param now the machine's time of the input it handles, in nanoseconds (a write's latency is
+   *     measured with it)
+   */
+  CoordinatorStore(CoordinatorWrites writes, CoordinatorEffects out, LongSupplier ids, LongSupplier now) {
     this.writes = writes;
     this.out = out;
     this.ids = ids;
+    this.now = now;
   }
 
   CoordinatorWrites writes() {
@@ -70,6 +78,7 @@ final class CoordinatorStore {
 
   /** The write in flight is stored: its effects run, and what was decided meanwhile is written. */
   void stored() {
+    out.report(new CoordinatorNotice.Stored(writes.inFlightEvents(), latency()));
     writeId = 0;
     writeRetries.succeeded();
     writes.written().forEach(Runnable::run);
@@ -79,7 +88,7 @@ final class CoordinatorStore {
   /** The write in flight failed (not as superseded): it is retried after a back-off, with what is decided meanwhile. */
   void failed(Throwable cause) {
     Duration backoff = writeRetries.failed();
-    out.report(new CoordinatorNotice.StoreFailed(writes.inFlightEvents(), cause, backoff));
+    out.report(new CoordinatorNotice.StoreFailed(writes.inFlightEvents(), cause, backoff, latency()));
     out.startTimer(new CoordinatorTimer.RetryStore(), backoff);
   }
 
@@ -121,8 +130,13 @@ final class CoordinatorStore {
     }
   }
 
+  private Duration latency() {
+    return Duration.ofNanos(now.getAsLong() - writeStarted);
+  }
+
   private void write(CoordinatorWrites.Batch batch) {
     writeId = ids.getAsLong();
+    writeStarted = now.getAsLong();
     out.add(new CoordinatorEffect.Store(writeId, batch.events(), batch.after()));
   }
 

@@ -224,6 +224,10 @@ final class DeliveryLink {
       if (log.isEnabledForLevel(notice.level())) {
         log.atLevel(notice.level()).log(notice.render());
       }
+      TelemetryBindings telemetry = TelemetryBindings.get(context.getSystem());
+      if (telemetry.active()) {
+        telemetry.emit(TelemetryEvents.link(notice, telemetry.node()));
+      }
     }
 
     @Override

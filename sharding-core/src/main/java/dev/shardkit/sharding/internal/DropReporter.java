@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.internal;
 
+import dev.shardkit.sharding.spi.ShardingEvent;
 import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -18,6 +19,8 @@ final class DropReporter {
   private final Consumer<Object> deadLetters;
   private final long intervalNanos;
   private final LongSupplier clock;
+  /** Where each drop is reported as a telemetry event; null for none. */
+  private final TelemetryBindings telemetry;
   private long dropped;
   private long droppedSinceWarning;
   private long lastWarning;
@@ -28,10 +31,22 @@ final class DropReporter {
    *     system's event stream; dead-letter listeners and tests see them there)
    */
   public DropReporter(Logger log, String typeName, Duration interval, Consumer<Object> deadLetters) {
-    this(log, typeName, interval, deadLetters, System::nanoTime);
+    this(log, typeName, interval, deadLetters, System::nanoTime, null);
+  }
+
+  /** Also reports each drop to {@code telemetry}'s bindings, as it publishes its dead letter. */
+  DropReporter(Logger log, String typeName, Duration interval, Consumer<Object> deadLetters,
+      TelemetryBindings telemetry) {
+    this(log, typeName, interval, deadLetters, System::nanoTime, telemetry);
   }
 
   DropReporter(Logger log, String typeName, Duration interval, Consumer<Object> deadLetters, LongSupplier clock) {
+    this(log, typeName, interval, deadLetters, clock, null);
+  }
+
+  private DropReporter(Logger log, String typeName, Duration interval, Consumer<Object> deadLetters,
+      LongSupplier clock, TelemetryBindings telemetry) {
+    this.telemetry = telemetry != null && telemetry.active() ? telemetry : null;
     this.log = log;
     this.typeName = typeName;
     this.deadLetters = deadLetters;
@@ -48,6 +63,9 @@ final class DropReporter {
    */
   public synchronized boolean dropped(Object message, String reason, ActorRef recipient) {
     deadLetters.accept(Dropped.apply(message, "shardkit [" + typeName + "]: " + reason, recipient));
+    if (telemetry != null) {
+      telemetry.emit(new ShardingEvent.MessageDropped(telemetry.node(), typeName, reason));
+    }
     dropped++;
     droppedSinceWarning++;
     long now = clock.getAsLong();

@@ -2,6 +2,7 @@ package dev.shardkit.sharding.internal;
 
 import dev.shardkit.sharding.internal.GateProtocol.ConfirmMember;
 import dev.shardkit.sharding.internal.GateProtocol.MemberConfirmed;
+import dev.shardkit.sharding.spi.ShardingEvent;
 import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.CoordinatedShutdown;
@@ -169,6 +170,11 @@ final class GateKeeper {
     @Override
     public void report(GateNotice notice) {
       context.getLog().atLevel(notice.level()).log(notice.render());
+      TelemetryBindings telemetry = TelemetryBindings.get(context.getSystem());
+      ShardingEvent event = telemetry.active() ? TelemetryEvents.gate(notice, telemetry.node()) : null;
+      if (event != null) {
+        telemetry.emit(event);
+      }
     }
   }
 }

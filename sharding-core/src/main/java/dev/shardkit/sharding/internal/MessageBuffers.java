@@ -78,6 +78,12 @@ final class MessageBuffers<K> {
     }
   }
 
+  /** How many messages are held for a key. */
+  public int size(K key) {
+    ArrayDeque<Object> held = buffers.get(key);
+    return held == null ? 0 : held.size();
+  }
+
   public boolean contains(K key) {
     return buffers.containsKey(key);
   }

@@ -10,6 +10,7 @@ import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
 import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
 import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -116,6 +117,10 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   private final List<ActorRef<Object>> shutdownWaiters = new ArrayList<>();
   private final Map<Outbox, Flush> flushes = new LinkedHashMap<>();
   private boolean shuttingDown;
+  /** When each hand-off of a shard hosted here began, in the machine's nanoseconds: its duration is reported. */
+  private final Map<String, Long> handOffsBegan = new HashMap<>();
+  /** The time of the input being handled, in nanoseconds. */
+  private long now;
   /** A {@link RegionEffect.CheckLinksIdle} is on its way: its answer decides whether the region stops. */
   private boolean checkingLinksIdle;
   private boolean stopped;
@@ -166,6 +171,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
 
   @Override
   public List<RegionEffect> handle(RegionInput input, long now) {
+    this.now = now;
     effects.clear();
     tellsUsed = 0;
     routedUsed = 0;
@@ -476,6 +482,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     OptionalInt declinable = handOffs.declinable(shardId);
     if (declinable.isPresent()) {
       handOffs.cancel(shardId);
+      handOffsBegan.remove(shardId);
       startShard(shardId);
       registration.handOffDeclined(shardId, declinable.getAsInt());
     }
@@ -523,6 +530,15 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
   }
 
   /** Routes again what was released (before the table is published: held messages go first). */
+  /** Sends what is held for {@code shardId} to the home it has now. */
+  private void release(String shardId) {
+    List<Deliver> held = routing.release(shardId);
+    if (!held.isEmpty()) {
+      report(RegionNotice.released(typeName, shardId, held.size()));
+    }
+    reroute(held);
+  }
+
   private void reroute(List<Deliver> released) {
     // A loop, not forEach: a region taking homes placed up front calls this for every shard, and
     // nearly always with nothing held.
@@ -567,7 +583,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       watch(home.region());
       routing.home(shardId, new Remote(home.region(), outboxTo(home.region())));
     }
-    reroute(routing.release(shardId));
+    release(shardId);
     publish();
   }
 
@@ -643,7 +659,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     List<String> learnedIds = new ArrayList<>(learned.keySet());
     learnedIds.sort(null);
     for (String shardId : learnedIds) {
-      reroute(routing.release(shardId));
+      release(shardId);
     }
     publish();
     report(RegionNotice.toldUpFront(selfName, told.homes().size(), told.term(), learned.size(),
@@ -664,6 +680,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
    */
   private void resumeHandedOff(String shardId) {
     OwnerHandOffs.Cancelled<ActorRef<Object>> cancelled = handOffs.cancel(shardId);
+    handOffsBegan.remove(shardId);
     cancelled.shard().ifPresent(shard -> {
       if (cancelled.stopping()) {
         tell(shard, ShardProtocol.CancelHandOff.INSTANCE);
@@ -703,7 +720,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
       return;
     }
     routing.home(shardId, new Local(shard));
-    reroute(routing.release(shardId));
+    release(shardId);
     publish();
   }
 
@@ -780,6 +797,8 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
           current instanceof Local l ? l.shard() : null, begin.regions(), self, begin.ifUnstarted()));
       awaited.sort(BY_PATH);
       awaited.forEach(this::watch);
+      handOffsBegan.put(shardId, now);
+      report(RegionNotice.handOffBegun(typeName, shardId));
       if (routing.holds(shardId) || starting.containsKey(shardId)) {
         startForHandOff(shardId);
       }
@@ -812,7 +831,9 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
         registration.askHome(stopped.shardId());
       }
       registration.shardStopped(stopped.shardId(), stopped.handOffId());
-      report(RegionNotice.handedOff(typeName, stopped.shardId()));
+      Long began = handOffsBegan.remove(stopped.shardId());
+      report(RegionNotice.handedOff(typeName, stopped.shardId(), Duration.ofNanos(began == null ? 0 : now - began),
+          routing.held(stopped.shardId())));
     }
   }
 
@@ -907,7 +928,7 @@ final class RegionMachine implements Machine<RegionInput, RegionEffect> {
     // back goes there now rather than stay held for good.
     for (String shardId : shards) {
       if (routing.table().home(shardId) != null) {
-        reroute(routing.release(shardId));
+        release(shardId);
       }
     }
     forgetRegion(closed.destination());

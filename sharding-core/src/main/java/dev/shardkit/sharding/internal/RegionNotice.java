@@ -1,6 +1,7 @@
 package dev.shardkit.sharding.internal;
 
 import java.util.Arrays;
+import java.util.Objects;
 import org.slf4j.event.Level;
 import org.slf4j.helpers.MessageFormatter;
 
@@ -8,12 +9,37 @@ import org.slf4j.helpers.MessageFormatter;
  * Something the {@link RegionMachine} has to say, as a value: an SLF4J pattern with its arguments,
  * logged by the region's shell at {@link #level()} and formatted only if that level is on (a
  * {@code Throwable} as the last argument is logged as the cause, as SLF4J does). The patterns are
- * the region's log lines as they were before it became a machine: cluster tests and the benchmarks
- * wait for some of them (see {@code RegionNoticeTextTest}).
+ * the region's log lines as they were before it became a machine (see {@code RegionNoticeTextTest}).
+ * Those with a {@link Fact} are also reported as telemetry ({@link TelemetryEvents#region}).
  *
  * <p>One factory per kind of notice, so that each pattern is written once.
  */
-record RegionNotice(Level level, String pattern, Object... args) {
+record RegionNotice(Level level, Fact fact, String pattern, Object... args) {
+
+  /**
+   * What a notice says, with typed fields, for the notices telemetry reports
+   * ({@link TelemetryEvents#region}); null for the others.
+   */
+  sealed interface Fact {}
+
+  /** The shard hosted here began its hand-off. */
+  record HandOffBegun(String shardId) implements Fact {}
+
+  /** The shard hosted here stopped for its hand-off, {@code took} after it began; {@code held} messages wait here. */
+  record HandedOff(String shardId, java.time.Duration took, int held) implements Fact {}
+
+  /** Messages held for a shard go to its home now. */
+  record Released(String shardId, int messages) implements Fact {}
+
+  /** The homes placed up front were told. */
+  record ToldUpFront(String region, int told, long term, int learned, int placedHere) implements Fact {}
+
+  /** The region shut down gracefully. */
+  record ShutDown() implements Fact {}
+
+  RegionNotice(Level level, String pattern, Object... args) {
+    this(level, null, pattern, args);
+  }
 
   /** The line as logged. */
   String render() {
@@ -27,7 +53,8 @@ record RegionNotice(Level level, String pattern, Object... args) {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof RegionNotice n && level == n.level && pattern.equals(n.pattern) && Arrays.equals(args, n.args);
+    return o instanceof RegionNotice n && level == n.level && Objects.equals(fact, n.fact) && pattern.equals(n.pattern)
+        && Arrays.equals(args, n.args);
   }
 
   @Override
@@ -47,7 +74,7 @@ record RegionNotice(Level level, String pattern, Object... args) {
   }
 
   static RegionNotice shutDown(String typeName) {
-    return new RegionNotice(Level.INFO, "Entity type [{}]: region shut down gracefully", typeName);
+    return new RegionNotice(Level.INFO, new ShutDown(), "Entity type [{}]: region shut down gracefully", typeName);
   }
 
   static RegionNotice registered(String typeName, Object coordinator, long term) {
@@ -86,9 +113,9 @@ record RegionNotice(Level level, String pattern, Object... args) {
         + "hosted here; keeping it here", typeName, shardId, named);
   }
 
-  /** What the benchmarks read to see when every region knows the homes placed up front. */
+  /** Reported as telemetry: the benchmarks see with it when every region knows the homes placed up front. */
   static RegionNotice toldUpFront(String region, int told, long term, int learned, int placedHere) {
-    return new RegionNotice(Level.DEBUG,
+    return new RegionNotice(Level.DEBUG, new ToldUpFront(region, told, term, learned, placedHere),
         "Region {} was told {} home(s) placed up front at term {}: it learned {} in other regions and {} here", region,
         told, term, learned, placedHere);
   }
@@ -108,8 +135,19 @@ record RegionNotice(Level level, String pattern, Object... args) {
         "Entity type [{}]: every route to shard [{}] is closed; stopping its entities", typeName, shardId);
   }
 
-  static RegionNotice handedOff(String typeName, String shardId) {
-    return new RegionNotice(Level.DEBUG, "Entity type [{}]: shard [{}] handed off", typeName, shardId);
+  static RegionNotice handOffBegun(String typeName, String shardId) {
+    return new RegionNotice(Level.DEBUG, new HandOffBegun(shardId), "Entity type [{}]: shard [{}] begins its hand-off",
+        typeName, shardId);
+  }
+
+  static RegionNotice handedOff(String typeName, String shardId, java.time.Duration took, int held) {
+    return new RegionNotice(Level.DEBUG, new HandedOff(shardId, took, held), "Entity type [{}]: shard [{}] handed off",
+        typeName, shardId);
+  }
+
+  static RegionNotice released(String typeName, String shardId, int messages) {
+    return new RegionNotice(Level.DEBUG, new Released(shardId, messages),
+        "Entity type [{}]: sending the {} message(s) held for shard [{}] to its home", typeName, messages, shardId);
   }
 
   static RegionNotice handedBack(String typeName, int messages, int shards, Object region) {

@@ -273,6 +273,11 @@ final class RegionRouting {
     return buffers.contains(shardId);
   }
 
+  /** How many messages are held for {@code shardId}. */
+  int held(String shardId) {
+    return buffers.size(shardId);
+  }
+
   /** How many messages are held over all shards. */
   int held() {
     return buffers.total();

@@ -63,18 +63,20 @@ final class ShardCoordinator implements CoordinatorPorts {
   /** What arrived while a failed incarnation backs off; null while an incarnation runs. */
   private @Nullable List<Object> restarting;
   private boolean stopped;
+  private final TelemetryBindings telemetry;
 
   private ShardCoordinator(CoordinatorSpec spec, ActorContext<Object> context, TimerScheduler<Object> timers) {
     this.spec = spec;
     this.context = context;
     this.timers = timers;
     this.log = context.getLog();
+    this.telemetry = TelemetryBindings.get(context.getSystem());
     Cluster cluster = Cluster.get(Adapter.toClassic(context.getSystem()));
     this.config = CoordinatorConfig.of(spec, cluster.selfAddress(),
         Duration.ofNanos(cluster.downingProvider().downRemovalMargin().toNanos()));
     this.members = new MembersFold(cluster.selfAddress());
     this.drops = new DropReporter(log, spec.typeName(), spec.settings().droppedMessageWarningInterval(),
-        Adapter.toClassic(context.getSystem()).eventStream()::publish);
+        Adapter.toClassic(context.getSystem()).eventStream()::publish, TelemetryBindings.get(context.getSystem()));
     this.supervision = new CoordinatorSupervision(spec.settings().coordinatorFailureBackoffMin(),
         spec.settings().coordinatorFailureBackoffMax(), spec.settings().coordinatorFailureBackoffRandomFactor());
     this.machine = new CoordinatorMachine(config, context.getSelf(), 0, spec.handOffIds(), members);
@@ -240,6 +242,9 @@ final class ShardCoordinator implements CoordinatorPorts {
   public void report(CoordinatorNotice notice) {
     if (log.isEnabledForLevel(notice.level())) {
       log.atLevel(notice.level()).setCause(notice.cause()).log(notice.render(spec.typeName()));
+    }
+    if (telemetry.active()) {
+      TelemetryEvents.coordinator(notice, telemetry.node(), spec.typeName(), telemetry::emit);
     }
   }
 

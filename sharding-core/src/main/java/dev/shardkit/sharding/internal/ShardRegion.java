@@ -40,6 +40,7 @@ final class ShardRegion {
   private final RegionSpec spec;
   private final Logger log;
   private final DropReporter drops;
+  private final TelemetryBindings telemetry;
   private final RegionDriver driver;
   private final ShardingSerializer serializer;
   private final int maximumFrameSize;
@@ -54,8 +55,9 @@ final class ShardRegion {
     this.spec = spec;
     // Pekko names an actor's logger after the class that first asks for it: this one.
     this.log = context.getLog();
+    this.telemetry = TelemetryBindings.get(context.getSystem());
     this.drops = new DropReporter(log, spec.typeName(), spec.settings().droppedMessageWarningInterval(),
-        Adapter.toClassic(context.getSystem()).eventStream()::publish);
+        Adapter.toClassic(context.getSystem()).eventStream()::publish, TelemetryBindings.get(context.getSystem()));
     spec.handle().useDrops(drops);
     var classic = Adapter.toClassic(context.getSystem());
     this.serializer = DeliveryLink.serializer(classic);
@@ -241,8 +243,8 @@ final class ShardRegion {
 
     /**
      * Logged with the notice's pattern and arguments, not a rendered line, and without asking first
-     * whether the level is on: a filter may let one pattern through by its text (the benchmarks'
-     * watch of the up-front line does).
+     * whether the level is on: a filter may let one pattern through by its text. A notice with a
+     * fact is reported as telemetry too.
      */
     @Override
     public void report(RegionNotice notice) {
@@ -252,6 +254,9 @@ final class ShardRegion {
         case INFO -> log.info(notice.pattern(), notice.args());
         case DEBUG -> log.debug(notice.pattern(), notice.args());
         case TRACE -> log.trace(notice.pattern(), notice.args());
+      }
+      if (notice.fact() != null && telemetry.active()) {
+        telemetry.emit(TelemetryEvents.region(notice, telemetry.node(), spec.typeName()));
       }
     }
 

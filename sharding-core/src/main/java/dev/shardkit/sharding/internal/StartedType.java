@@ -87,6 +87,8 @@ public final class StartedType {
    * @param entityProps the entities' props (dispatcher, tags), without a mailbox: the entities'
    *     mailbox is always the gated one
    * @throws IllegalStateException if a configured store needs a module that is not on the class path
+   * @throws IllegalArgumentException if a telemetry binding in {@code shardkit.sharding.telemetry}
+   *     cannot be created
    */
   @SuppressWarnings("unchecked")
   public static StartedType start(ActorSystem<?> system, EntityTypeKey<?> typeKey,
@@ -96,6 +98,8 @@ public final class StartedType {
     String name = typeKey.name();
     ExtendedActorSystem classic = (ExtendedActorSystem) Adapter.toClassic(system);
     Config shardingConfig = system.settings().config().getConfig("shardkit.sharding");
+    // A binding that cannot be created fails this call, not the actors that would report to it.
+    TelemetryBindings.get(system);
     // The node's delivery gate runs before any of its entities can: they check it.
     NodeGate.get(system);
     SuppressedLetters.start(system);

@@ -8,6 +8,10 @@
  * deposed coordinator's write
  * ({@link dev.shardkit.sharding.spi.CoordinatorStateSupersededException}). Store modules implement
  * these; applications only pick a mode.
+ *
+ * <p>Also what sharding's control plane reports, as {@link dev.shardkit.sharding.spi.ShardingEvent}s,
+ * to the {@link dev.shardkit.sharding.spi.ShardingTelemetry} bindings named in
+ * {@code shardkit.sharding.telemetry} (the JDK Flight Recorder one is built in and on by default).
  */
 @NullMarked
 package dev.shardkit.sharding.spi;

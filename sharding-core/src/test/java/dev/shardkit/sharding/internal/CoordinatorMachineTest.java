@@ -355,6 +355,21 @@ class CoordinatorMachineTest {
   }
 
   @Test
+  void aStoredWriteIsReportedWithItsLatencyOnTheMachinesClock() {
+    Driven d = new Driven(config(0, false));
+    d.loaded(up(1), CoordinatorState.empty());
+    d.registered(r(1), Set.of());
+    List<CoordinatorEffect> write = d.protocol(new GetShardHome("s", r(1)));
+    d.protocol(new GetShardHome("s", r(1)));
+    // Each input comes 1 ms after the one before: the answer is the second input after the write.
+    List<CoordinatorNotice.Stored> stored = all(d.stored(write), CoordinatorEffect.Report.class).stream()
+        .map(CoordinatorEffect.Report::notice).filter(CoordinatorNotice.Stored.class::isInstance)
+        .map(CoordinatorNotice.Stored.class::cast).toList();
+    assertEquals(List.of(new CoordinatorNotice.Stored(only(write, Store.class).events(), Duration.ofMillis(2))),
+        stored);
+  }
+
+  @Test
   void aShardOutsideTheKnownIdsIsRefusedAndDropped() {
     Driven d = new Driven(config(10, false));
     d.loaded(up(1), CoordinatorState.empty());

@@ -101,11 +101,14 @@ class RegionMachineTest {
    * Hands the machine an input, answers its synchronous effects as the actor does (a started shard
    * runs as a fresh ref; a quiet check as {@link #quietAnswers} says), and returns every effect, copied.
    */
+  /** The time each input is handed over at, in nanoseconds. */
+  private long now;
+
   private List<RegionEffect> in(RegionInput input) {
     List<RegionEffect> all = new ArrayList<>();
     ArrayDeque<RegionInput> next = new ArrayDeque<>();
     for (RegionInput i = input; i != null; i = next.poll()) {
-      for (RegionEffect e : machine.handle(i, 0L)) {
+      for (RegionEffect e : machine.handle(i, now)) {
         all.add(e instanceof Tell t ? new Tell(t.to(), t.message())
             : e instanceof RegionEffect.Routed r ? new RegionEffect.Routed(r.via()) : e);
         if (e instanceof StartShard s) {
@@ -699,6 +702,30 @@ class RegionMachineTest {
         List.of(msg("s1", 1))), true));
     assertEquals(List.of(msg("s1", 1)), toldTo(shards.get("s1"), again));
     assertEquals(List.of(new ShardingProtocol.DeliveryAck(1, false)), toldTo(link, again));
+  }
+
+  // ---- telemetry
+
+  @Test
+  void aHandOffReportsWhenItBeganAndEndedWithTheMessagesHeldForTheShard() {
+    registered(1);
+    protocol(new ShardHome("s1", self, 1));
+    caller(msg("s1", 1));
+    now = 1_000_000;
+    List<RegionEffect> begun = protocol(new BeginHandOff("s1", self, Set.of(self), 4, 1, false));
+    assertEquals(List.of(new RegionNotice.HandOffBegun("s1")), facts(begun));
+    caller(msg("s1", 2));
+    caller(msg("s1", 3));
+    now = 3_500_000;
+    List<RegionEffect> handedOff = in(new RegionInput.ShardTerminated("s1"));
+    assertEquals(List.of(new RegionNotice.HandedOff("s1", Duration.ofNanos(2_500_000), 2)), facts(handedOff));
+    List<RegionEffect> home = protocol(new ShardHome("s1", region2, 1));
+    assertEquals(List.of(new RegionNotice.Released("s1", 2)), facts(home));
+  }
+
+  private static List<RegionNotice.Fact> facts(List<RegionEffect> effects) {
+    return of(Report.class, effects).stream().map(r -> r.notice().fact()).filter(java.util.Objects::nonNull)
+        .toList();
   }
 
   // ---- shutdown

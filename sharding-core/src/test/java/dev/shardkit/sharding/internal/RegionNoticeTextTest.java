@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
-/** The region's log lines that cluster tests and the benchmarks wait for, rendered from its notices. */
+/** The region's log lines that operators and cluster tests read, rendered from its notices. */
 class RegionNoticeTextTest {
 
   @Test
-  void theUpFrontLineTheBenchmarksRead() {
+  void theUpFrontLine() {
     assertEquals("Region pekko://S@h:1/system/shardkit-region-T was told 10 home(s) placed up front at term 3: it "
         + "learned 7 in other regions and 3 here",
         RegionNotice.toldUpFront("pekko://S@h:1/system/shardkit-region-T", 10, 3, 7, 3).render());

@@ -4,7 +4,6 @@ import static dev.shardkit.sharding.ddata.Replicas.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.shardkit.sharding.ClusterSharding;
 import dev.shardkit.sharding.ClusterShardingStats;
 import dev.shardkit.sharding.Entity;
@@ -13,11 +12,12 @@ import dev.shardkit.sharding.ShardRegionState;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.StableHashMessageExtractor;
 import dev.shardkit.sharding.ddata.internal.CoordinatorStateReader;
-import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.testkit.Recorder;
 import dev.shardkit.sharding.testkit.Recorder.Command;
 import dev.shardkit.sharding.testkit.Recorder.Msg;
 import dev.shardkit.sharding.testkit.Recorder.Report;
+import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.HashMap;
@@ -25,8 +25,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -109,22 +107,17 @@ class DDataCoordinatorMoveTest {
     Map<Integer, Set<String>> before = Map.of(1, hostedShards(1), 2, hostedShards(2));
     assertTrue(!before.get(1).isEmpty() && !before.get(2).isEmpty(), "both survivors host shards: " + before);
 
-    try (LogCapture logs = new LogCapture()) {
-      Cluster.get(cluster.system(0)).manager().tell(new Leave(cluster.address(0)));
-      TestCluster.await(Duration.ofSeconds(60), () -> cluster.system(0).getWhenTerminated().toCompletableFuture()
-          .isDone(), "the oldest node has left and stopped");
+    Cluster.get(cluster.system(0)).manager().tell(new Leave(cluster.address(0)));
+    TestCluster.await(Duration.ofSeconds(60), () -> cluster.system(0).getWhenTerminated().toCompletableFuture()
+        .isDone(), "the oldest node has left and stopped");
 
-      // The new coordinator started from the stored state, with the homes of at least the shards
-      // on the survivors (those of the leaving node, too, unless its region had stopped and the
-      // old coordinator had stored that before it handed over).
-      ILoggingEvent loaded = logs.await(Duration.ofSeconds(60), "Entity type [DDataMover]: coordinator state loaded on "
-          + cluster.address(1));
-      Matcher m = Pattern.compile("(\\d+) shard home\\(s\\)").matcher(loaded.getFormattedMessage());
-      assertTrue(m.find(), loaded.getFormattedMessage());
-      int survivorShards = before.get(1).size() + before.get(2).size();
-      assertTrue(Integer.parseInt(m.group(1)) >= survivorShards, loaded.getFormattedMessage() + "; the survivors host "
-          + survivorShards);
-    }
+    // The new coordinator started from the stored state, with the homes of at least the shards
+    // on the survivors (those of the leaving node, too, unless its region had stopped and the
+    // old coordinator had stored that before it handed over).
+    ShardingEvent.CoordinatorLoaded loaded = TelemetryRecorder.of(cluster.system(1)).await(Duration.ofSeconds(60),
+        ShardingEvent.CoordinatorLoaded.class, "DDataMover");
+    int survivorShards = before.get(1).size() + before.get(2).size();
+    assertTrue(loaded.shards() >= survivorShards, loaded + "; the survivors host " + survivorShards);
 
     // Entities on the survivors are the same incarnations, in the same place.
     for (Map.Entry<String, String> e : hostOf.entrySet()) {

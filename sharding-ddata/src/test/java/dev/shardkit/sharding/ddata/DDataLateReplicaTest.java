@@ -7,10 +7,12 @@ import ch.qos.logback.classic.Logger;
 import dev.shardkit.sharding.ClusterSharding;
 import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.EntityTypeKey;
+import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.testkit.LogCapture;
 import dev.shardkit.sharding.testkit.Recorder;
 import dev.shardkit.sharding.testkit.Recorder.Command;
 import dev.shardkit.sharding.testkit.Recorder.Report;
+import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.List;
@@ -81,7 +83,8 @@ class DDataLateReplicaTest {
       // node 0 can hand off and stop when the cluster closes, instead of waiting out the
       // shutdown phase's timeout.
       ClusterSharding.get(cluster.system(1)).start(Entity.of(key, Recorder::create));
-      logs.await(Duration.ofSeconds(30), "Coordinator of [Lonely] loaded");
+      TelemetryRecorder.of(cluster.system(0)).await(Duration.ofSeconds(30), ShardingEvent.CoordinatorLoaded.class,
+          "Lonely");
     }
   }
 

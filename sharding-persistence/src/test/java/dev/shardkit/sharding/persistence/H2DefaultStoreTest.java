@@ -18,11 +18,12 @@ import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.spi.RememberEntitiesStoreProvider;
-import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.testkit.Recorder;
 import dev.shardkit.sharding.testkit.Recorder.Command;
 import dev.shardkit.sharding.testkit.Recorder.Msg;
 import dev.shardkit.sharding.testkit.Recorder.Report;
+import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -128,7 +129,7 @@ class H2DefaultStoreTest {
   @Test
   void choosingTheModeIsAllItTakes() throws Exception {
     EntityTypeKey<Command> key = EntityTypeKey.create(Command.class, "OutOfTheBox");
-    try (TestCluster cluster = new TestCluster("H2Cluster"); LogCapture logs = new LogCapture()) {
+    try (TestCluster cluster = new TestCluster("H2Cluster")) {
       ActorSystem<Void> node = cluster.add(config() + "shardkit.sharding.state-store-mode = persistence\n");
       cluster.awaitUp(1);
       ClusterSharding.get(node).start(Entity.of(key, Recorder::create)
@@ -137,8 +138,10 @@ class H2DefaultStoreTest {
       Report report = ClusterSharding.get(node).entityRefFor(key, "e-1")
           .<Report>ask(Recorder.Get::new, Duration.ofSeconds(10)).toCompletableFuture().get(20, TimeUnit.SECONDS);
       assertEquals(1, report.received());
-      logs.await(Duration.ofSeconds(10), "Coordinator of entity type [OutOfTheBox] started",
-          "state store: event-sourced (persistenceId [shardkit-coordinator-OutOfTheBox]");
+      ShardingEvent.CoordinatorStarted started = TelemetryRecorder.of(node).await(Duration.ofSeconds(10),
+          ShardingEvent.CoordinatorStarted.class, "OutOfTheBox");
+      assertTrue(started.store().startsWith("event-sourced (persistenceId [shardkit-coordinator-OutOfTheBox]"),
+          started.store());
     }
     // The registration and the allocation are in the H2 file.
     try (Connection c = DriverManager.getConnection(url(), "sa", "");

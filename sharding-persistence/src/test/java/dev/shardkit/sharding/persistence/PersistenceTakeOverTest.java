@@ -13,10 +13,11 @@ import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.LoadedCoordinatorState;
-import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.testkit.Recorder;
 import dev.shardkit.sharding.testkit.Recorder.Command;
 import dev.shardkit.sharding.testkit.Recorder.Msg;
+import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -62,20 +63,18 @@ class PersistenceTakeOverTest {
       storeAll(successor, taken.state(), new ShardHomeAllocated("not-a-stable-hash-shard", region));
       successor.close();
 
-      try (LogCapture logs = new LogCapture()) {
-        String shardOfA = StableHashMessageExtractor.shardIdFor("a", SHARDS);
-        String fresh = null;
-        for (int i = 0; fresh == null; i++) {
-          if (!StableHashMessageExtractor.shardIdFor("b-" + i, SHARDS).equals(shardOfA)) {
-            fresh = "b-" + i;
-          }
+      String shardOfA = StableHashMessageExtractor.shardIdFor("a", SHARDS);
+      String fresh = null;
+      for (int i = 0; fresh == null; i++) {
+        if (!StableHashMessageExtractor.shardIdFor("b-" + i, SHARDS).equals(shardOfA)) {
+          fresh = "b-" + i;
         }
-        // Its home is a write of the serving coordinator, which its successor has superseded.
-        ClusterSharding.get(sender).entityRefFor(KEY, fresh).tell(new Msg("n1", 1));
-        logs.await(Duration.ofSeconds(30), "Coordinator of [" + KEY.name() + "]",
-            "loads its state again");
-        Recorder.awaitReceived(sender, KEY, fresh, 1);
       }
+      // Its home is a write of the serving coordinator, which its successor has superseded.
+      ClusterSharding.get(sender).entityRefFor(KEY, fresh).tell(new Msg("n1", 1));
+      TelemetryRecorder.of(sender).await(Duration.ofSeconds(30), ShardingEvent.CoordinatorSuperseded.class,
+          KEY.name());
+      Recorder.awaitReceived(sender, KEY, fresh, 1);
       ClusterSharding.get(sender).entityRefFor(KEY, "a").tell(new Msg("n1", 2));
       Recorder.awaitReceived(sender, KEY, "a", 2);
       assertTrue(Recorder.DOUBLE_INCARNATIONS.isEmpty(), "alive twice: " + Recorder.DOUBLE_INCARNATIONS);

@@ -50,7 +50,8 @@ public final class TestCluster implements AutoCloseable {
    * to Jackson CBOR), the split-brain resolver (keep-majority, stable after 5 s), INFO logging
    * through SLF4J, no JVM exit on shutdown; shardkit's in-memory coordinator state store
    * ({@code state-store-mode = memory}; a test of another store sets its own mode), and
-   * {@code remember-entities-store = test} available ({@link TestRememberStore}).
+   * {@code remember-entities-store = test} available ({@link TestRememberStore}); every event
+   * sharding reports is recorded ({@link TelemetryRecorder}).
    */
   public static final String BASE_CONFIG = """
       pekko {
@@ -75,6 +76,8 @@ public final class TestCluster implements AutoCloseable {
       # Store modules' tests choose their own mode; sharding-core has only the in-memory store.
       shardkit.sharding.state-store-mode = memory
       shardkit.sharding.remember-entities-store-providers.test = "dev.shardkit.sharding.testkit.TestRememberStore$Provider"
+      # What sharding reports, for tests to wait on (TelemetryRecorder.of(system)).
+      shardkit.sharding.telemetry.bindings = ["dev.shardkit.sharding.testkit.TelemetryRecorder"]
       """;
 
   private final String name;

@@ -8,6 +8,7 @@ import dev.shardkit.sharding.ClusterSharding;
 import dev.shardkit.sharding.ClusterShardingStats;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.StableHashMessageExtractor;
+import dev.shardkit.sharding.spi.ShardingEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -90,8 +91,8 @@ public abstract class CoordinatorFailoverScenario {
         // Not the exact number of shards: the crashing node may still give a home to a shard first
         // asked for during the gap before it stops (its system stops while the others already see
         // it unreachable), and that home is stored as well.
-        logs.await(Duration.ofSeconds(30), "Coordinator of [" + typeName + "] loaded CoordinatorState(regions=4",
-            "forgetting 1 region");
+        TelemetryRecorder.of(cluster.system(1)).await(Duration.ofSeconds(30), ShardingEvent.CoordinatorLoaded.class,
+            l -> l.typeName().equals(typeName) && l.regions() == 4 && l.forgotten() == 1);
       }
       // Wait until the moved shards and the new ones are served, then a little more traffic.
       TestCluster.await(Duration.ofSeconds(60), () -> newIds.stream().allMatch(id ->

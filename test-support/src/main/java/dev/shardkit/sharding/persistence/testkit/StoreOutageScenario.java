@@ -7,8 +7,10 @@ import dev.shardkit.sharding.ClusterSharding;
 import dev.shardkit.sharding.CoordinatorBacklog;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.StableHashMessageExtractor;
+import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.testkit.Ledger;
 import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import dev.shardkit.sharding.testkit.Traffic;
 import java.time.Duration;
@@ -90,7 +92,8 @@ public final class StoreOutageScenario {
         before = now;
         samples.add(backlog(cluster.system(0), key));
       }
-      logs.await(Duration.ofSeconds(1), "Coordinator of [" + typeName + "] could not store", "retrying in");
+      TelemetryRecorder.of(cluster.system(0)).await(Duration.ofSeconds(1), ShardingEvent.CoordinatorStoreWrite.class,
+          w -> w.typeName().equals(typeName) && w.failure() != null);
       for (String id : newIds) {
         for (String s : newSenders.keySet()) {
           assertEquals(0, ledger.received(id, s), "nothing reaches a new shard while its home cannot be stored");

@@ -25,6 +25,8 @@ module dev.shardkit.sharding {
   // Pekko's jars are automatic modules, which cannot say which JDK modules they need; an
   // application on the module path resolves these because shardkit requires them.
   requires jdk.unsupported;
+  // The telemetry's JFR binding, on by default.
+  requires jdk.jfr;
 
   exports dev.shardkit.sharding;
   exports dev.shardkit.sharding.spi;

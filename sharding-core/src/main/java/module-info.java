@@ -31,7 +31,19 @@ module dev.shardkit.sharding {
   exports dev.shardkit.sharding;
   exports dev.shardkit.sharding.spi;
 
-  // Pekko instantiates ShardingSerializer, GateSerializer and GatedMailbox by the class names
-  // reference.conf gives it.
-  exports dev.shardkit.sharding.internal to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit, pekko.actor;
+  // The runtime, to shardkit's own modules only; and to Pekko the two packages whose classes it
+  // creates by the names reference.conf gives it: the serializers (wire) and the mailbox (gate).
+  exports dev.shardkit.sharding.internal to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.coordinator to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.delivery to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.gate to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit, pekko.actor;
+  exports dev.shardkit.sharding.internal.health to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.machine to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.membership to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.region to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.shard to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.store to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.telemetry to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.util to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit;
+  exports dev.shardkit.sharding.internal.wire to dev.shardkit.sharding.ddata, dev.shardkit.sharding.persistence, dev.shardkit.sharding.testkit, pekko.actor;
 }

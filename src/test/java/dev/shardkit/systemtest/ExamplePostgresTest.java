@@ -2,7 +2,7 @@ package dev.shardkit.systemtest;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
+import dev.shardkit.sharding.testsupport.persistence.EmbeddedPostgresServer;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -76,7 +76,7 @@ class ModulePathTest {
     assertTrue(lines.containsAll(List.of("ANSWER e-0:ping-0", "ANSWER e-1:ping-1", "ANSWER e-2:ping-2")), out);
     assertTrue(lines.contains("MODULES core=dev.shardkit.sharding ddata=dev.shardkit.sharding.ddata"
         + " app=dev.shardkit.modulepathapp api-exported=true internal-exported=false"), out);
-    assertTrue(lines.contains("SERIALIZED dev.shardkit.sharding.internal.ShardingSerializer true"), out);
+    assertTrue(lines.contains("SERIALIZED dev.shardkit.sharding.internal.wire.ShardingSerializer true"), out);
   }
 
   private static List<String> modulePath() {

@@ -1,7 +1,7 @@
 package dev.shardkit.systemtest;
 
-import dev.shardkit.sharding.testkit.PartitionScenario;
-import dev.shardkit.sharding.testkit.PartitionScenario.Plan;
+import dev.shardkit.sharding.testsupport.PartitionScenario;
+import dev.shardkit.sharding.testsupport.PartitionScenario.Plan;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;

@@ -1,6 +1,6 @@
 package dev.shardkit.systemtest;
 
-import dev.shardkit.sharding.persistence.testkit.StoreOutageScenario;
+import dev.shardkit.sharding.testsupport.persistence.StoreOutageScenario;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;

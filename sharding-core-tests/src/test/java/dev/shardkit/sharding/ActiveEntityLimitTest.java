@@ -3,9 +3,9 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.EntityProbe;
-import dev.shardkit.sharding.testkit.EntityProbe.Hello;
-import dev.shardkit.sharding.testkit.EntityProbe.Msg;
+import dev.shardkit.sharding.testsupport.EntityProbe;
+import dev.shardkit.sharding.testsupport.EntityProbe.Hello;
+import dev.shardkit.sharding.testsupport.EntityProbe.Msg;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.LogCapture;
-import dev.shardkit.sharding.testkit.Recorder;
-import dev.shardkit.sharding.testkit.Recorder.Command;
-import dev.shardkit.sharding.testkit.Recorder.Msg;
-import dev.shardkit.sharding.testkit.Recorder.Report;
+import dev.shardkit.sharding.testsupport.LogCapture;
+import dev.shardkit.sharding.testsupport.Recorder;
+import dev.shardkit.sharding.testsupport.Recorder.Command;
+import dev.shardkit.sharding.testsupport.Recorder.Msg;
+import dev.shardkit.sharding.testsupport.Recorder.Report;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -293,7 +293,7 @@ class BadInputTest {
     TestProbe<Dropped> dropped = droppedProbe(cluster.system(0));
     // A message addressed to type "Fragile" that reaches the "Checked" region: the region refuses it.
     ActorRef<Object> checkedRegion = region0.unsafeUpcast();
-    checkedRegion.tell(new dev.shardkit.sharding.internal.ShardingProtocol.Deliver("Fragile", "1", "x",
+    checkedRegion.tell(new dev.shardkit.sharding.internal.wire.ShardingProtocol.Deliver("Fragile", "1", "x",
         new Msg("s", 1)));
     Dropped d = dropped.expectMessageClass(Dropped.class, Duration.ofSeconds(5));
     assertTrue(d.reason().contains("[Checked]") && d.reason().contains("[Fragile]"), d.reason());
@@ -308,7 +308,7 @@ class BadInputTest {
     TestProbe<Dropped> dropped = droppedProbe(cluster.system(0));
     // The default extractor spreads ids over 1000 shards, "0" to "999": no other id is placed.
     ActorRef<Object> checkedRegion = region0.unsafeUpcast();
-    checkedRegion.tell(new dev.shardkit.sharding.internal.ShardingProtocol.Deliver("Checked", "1000", "x",
+    checkedRegion.tell(new dev.shardkit.sharding.internal.wire.ShardingProtocol.Deliver("Checked", "1000", "x",
         new Msg("s", 1)));
     Dropped d = dropped.expectMessageClass(Dropped.class, Duration.ofSeconds(5));
     assertTrue(d.reason().contains("[Checked]") && d.reason().contains("[1000]") && d.reason().contains("0 to 999")

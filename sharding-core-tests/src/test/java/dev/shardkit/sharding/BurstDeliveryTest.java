@@ -3,7 +3,7 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.Ledger;
+import dev.shardkit.sharding.testsupport.Ledger;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;

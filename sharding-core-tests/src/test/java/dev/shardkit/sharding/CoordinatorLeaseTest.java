@@ -3,9 +3,9 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.Recorder;
-import dev.shardkit.sharding.testkit.Recorder.Command;
-import dev.shardkit.sharding.testkit.Recorder.Msg;
+import dev.shardkit.sharding.testsupport.Recorder;
+import dev.shardkit.sharding.testsupport.Recorder.Command;
+import dev.shardkit.sharding.testsupport.Recorder.Msg;
 import dev.shardkit.sharding.testkit.TestCluster;
 import dev.shardkit.sharding.testkit.TestLease;
 import dev.shardkit.sharding.testkit.TestLeaseControl;

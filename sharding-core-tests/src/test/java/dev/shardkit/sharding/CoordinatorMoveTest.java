@@ -3,10 +3,10 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.Recorder;
-import dev.shardkit.sharding.testkit.Recorder.Command;
-import dev.shardkit.sharding.testkit.Recorder.Msg;
-import dev.shardkit.sharding.testkit.Recorder.Report;
+import dev.shardkit.sharding.testsupport.Recorder;
+import dev.shardkit.sharding.testsupport.Recorder.Command;
+import dev.shardkit.sharding.testsupport.Recorder.Msg;
+import dev.shardkit.sharding.testsupport.Recorder.Report;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;

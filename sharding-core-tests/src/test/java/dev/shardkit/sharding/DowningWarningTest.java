@@ -3,8 +3,8 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.EntityProbe;
-import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testsupport.EntityProbe;
+import dev.shardkit.sharding.testsupport.LogCapture;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
-import dev.shardkit.sharding.testkit.Recorder;
-import dev.shardkit.sharding.testkit.Recorder.Command;
-import dev.shardkit.sharding.testkit.Recorder.Msg;
-import dev.shardkit.sharding.testkit.Recorder.Report;
-import dev.shardkit.sharding.testkit.RegionRefs;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.testsupport.Recorder;
+import dev.shardkit.sharding.testsupport.Recorder.Command;
+import dev.shardkit.sharding.testsupport.Recorder.Msg;
+import dev.shardkit.sharding.testsupport.Recorder.Report;
+import dev.shardkit.sharding.testsupport.RegionRefs;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.Set;

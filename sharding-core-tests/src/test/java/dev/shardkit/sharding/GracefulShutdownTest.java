@@ -3,9 +3,9 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.Ledger;
+import dev.shardkit.sharding.testsupport.Ledger;
 import dev.shardkit.sharding.testkit.TestCluster;
-import dev.shardkit.sharding.testkit.Traffic;
+import dev.shardkit.sharding.testsupport.Traffic;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

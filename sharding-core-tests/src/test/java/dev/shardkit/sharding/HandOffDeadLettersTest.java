@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
-import dev.shardkit.sharding.internal.ShardingProtocol;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol;
 import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.testkit.CborSerializable;
-import dev.shardkit.sharding.testkit.EntityProbe;
-import dev.shardkit.sharding.testkit.LogCapture;
-import dev.shardkit.sharding.testkit.RegionRefs;
+import dev.shardkit.sharding.testsupport.EntityProbe;
+import dev.shardkit.sharding.testsupport.LogCapture;
+import dev.shardkit.sharding.testsupport.RegionRefs;
 import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;

@@ -7,7 +7,7 @@ import dev.shardkit.sharding.SlowToStop.Cmd;
 import dev.shardkit.sharding.SlowToStop.Ping;
 import dev.shardkit.sharding.SlowToStop.Stop;
 import dev.shardkit.sharding.spi.ShardingEvent;
-import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testsupport.LogCapture;
 import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;

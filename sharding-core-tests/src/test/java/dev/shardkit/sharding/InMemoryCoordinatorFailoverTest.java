@@ -1,6 +1,6 @@
 package dev.shardkit.sharding;
 
-import dev.shardkit.sharding.testkit.CoordinatorFailoverScenario;
+import dev.shardkit.sharding.testsupport.CoordinatorFailoverScenario;
 
 /**
  * The failover scenario with the in-memory store: the successor starts empty and learns the

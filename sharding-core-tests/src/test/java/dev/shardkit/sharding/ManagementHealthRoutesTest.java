@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.shardkit.sharding.testkit.Recorder;
-import dev.shardkit.sharding.testkit.Recorder.Command;
+import dev.shardkit.sharding.testsupport.Recorder;
+import dev.shardkit.sharding.testsupport.Recorder.Command;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import dev.shardkit.sharding.testkit.Ledger;
-import dev.shardkit.sharding.testkit.LogCapture;
-import dev.shardkit.sharding.testkit.TestCertificateAuthority;
+import dev.shardkit.sharding.testsupport.Ledger;
+import dev.shardkit.sharding.testsupport.LogCapture;
+import dev.shardkit.sharding.testsupport.TestCertificateAuthority;
 import dev.shardkit.sharding.testkit.TestCluster;
-import dev.shardkit.sharding.testkit.Traffic;
+import dev.shardkit.sharding.testsupport.Traffic;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.shardkit.sharding;
 
-import dev.shardkit.sharding.testkit.PartitionScenario;
+import dev.shardkit.sharding.testsupport.PartitionScenario;
 import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

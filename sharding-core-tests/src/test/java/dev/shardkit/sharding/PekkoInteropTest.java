@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.internal.GatedMailbox;
+import dev.shardkit.sharding.internal.gate.GatedMailbox;
 import dev.shardkit.sharding.testkit.CborSerializable;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;

@@ -3,9 +3,9 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.Ledger;
-import dev.shardkit.sharding.testkit.LogCapture;
-import dev.shardkit.sharding.testkit.Network;
+import dev.shardkit.sharding.testsupport.Ledger;
+import dev.shardkit.sharding.testsupport.LogCapture;
+import dev.shardkit.sharding.testsupport.Network;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,12 +3,12 @@ package dev.shardkit.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.EntityProbe;
-import dev.shardkit.sharding.testkit.EntityProbe.Hello;
-import dev.shardkit.sharding.testkit.EntityProbe.Msg;
-import dev.shardkit.sharding.testkit.EntityProbe.PassivateMe;
-import dev.shardkit.sharding.testkit.EntityProbe.StopYourself;
-import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testsupport.EntityProbe;
+import dev.shardkit.sharding.testsupport.EntityProbe.Hello;
+import dev.shardkit.sharding.testsupport.EntityProbe.Msg;
+import dev.shardkit.sharding.testsupport.EntityProbe.PassivateMe;
+import dev.shardkit.sharding.testsupport.EntityProbe.StopYourself;
+import dev.shardkit.sharding.testsupport.LogCapture;
 import dev.shardkit.sharding.testkit.TestCluster;
 import dev.shardkit.sharding.testkit.TestRememberStore;
 import java.time.Duration;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.shardkit.sharding.spi.ShardingEvent;
 import dev.shardkit.sharding.spi.ShardingTelemetry;
 import dev.shardkit.sharding.testkit.CborSerializable;
-import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testsupport.LogCapture;
 import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;

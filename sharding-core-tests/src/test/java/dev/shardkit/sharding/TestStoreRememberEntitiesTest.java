@@ -1,6 +1,6 @@
 package dev.shardkit.sharding;
 
-import dev.shardkit.sharding.testkit.RememberEntitiesScenario;
+import dev.shardkit.sharding.testsupport.RememberEntitiesScenario;
 
 /** The remember-entities scenario on the testkit's TestRememberStore and the in-memory coordinator state. */
 class TestStoreRememberEntitiesTest extends RememberEntitiesScenario {

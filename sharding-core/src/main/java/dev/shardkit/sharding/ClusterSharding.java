@@ -1,7 +1,7 @@
 package dev.shardkit.sharding;
 
-import dev.shardkit.sharding.internal.EntityProps;
-import dev.shardkit.sharding.internal.NodeHealth;
+import dev.shardkit.sharding.internal.shard.EntityProps;
+import dev.shardkit.sharding.internal.health.NodeHealth;
 import dev.shardkit.sharding.internal.StartedType;
 import dev.shardkit.sharding.internal.StartupChecks;
 import dev.shardkit.sharding.internal.StartupWarnings;
@@ -20,7 +20,7 @@ import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.cluster.Cluster;
 
-import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
+import static dev.shardkit.sharding.internal.util.Arguments.requireNonNull;
 
 /**
  * The entry point: start entity types, and address their entities. One instance per actor

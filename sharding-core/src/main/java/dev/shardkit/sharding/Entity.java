@@ -1,12 +1,12 @@
 package dev.shardkit.sharding;
 
-import dev.shardkit.sharding.internal.EntityProps;
+import dev.shardkit.sharding.internal.shard.EntityProps;
 import java.util.Optional;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 
-import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
+import static dev.shardkit.sharding.internal.util.Arguments.requireNonNull;
 
 /**
  * The definition of an entity type for {@link ClusterSharding#start}: its key, how to create an

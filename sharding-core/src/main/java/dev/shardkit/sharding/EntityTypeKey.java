@@ -3,7 +3,7 @@ package dev.shardkit.sharding;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
-import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
+import static dev.shardkit.sharding.internal.util.Arguments.requireNonNull;
 
 /**
  * The name and message type of one entity type. Two keys are equal when their names and message

@@ -1,8 +1,8 @@
 package dev.shardkit.sharding;
 
-import dev.shardkit.sharding.internal.Arguments;
-import dev.shardkit.sharding.internal.Liveness;
-import dev.shardkit.sharding.internal.VerdictLog;
+import dev.shardkit.sharding.internal.util.Arguments;
+import dev.shardkit.sharding.internal.health.Liveness;
+import dev.shardkit.sharding.internal.health.VerdictLog;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;

@@ -1,9 +1,9 @@
 package dev.shardkit.sharding;
 
-import dev.shardkit.sharding.internal.Arguments;
-import dev.shardkit.sharding.internal.Readiness;
-import dev.shardkit.sharding.internal.ReadinessWindow;
-import dev.shardkit.sharding.internal.VerdictLog;
+import dev.shardkit.sharding.internal.util.Arguments;
+import dev.shardkit.sharding.internal.health.Readiness;
+import dev.shardkit.sharding.internal.health.ReadinessWindow;
+import dev.shardkit.sharding.internal.health.VerdictLog;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;

@@ -9,7 +9,7 @@ import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.jspecify.annotations.Nullable;
 
-import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
+import static dev.shardkit.sharding.internal.util.Arguments.requireNonNull;
 
 /**
  * Settings of one entity type, read from {@code shardkit.sharding} (see {@code reference.conf} and

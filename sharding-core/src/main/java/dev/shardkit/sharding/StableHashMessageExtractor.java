@@ -1,6 +1,6 @@
 package dev.shardkit.sharding;
 
-import dev.shardkit.sharding.internal.Murmur3;
+import dev.shardkit.sharding.internal.util.Murmur3;
 
 /**
  * The default extractor over {@link ShardingEnvelope}: the shard id is the 32-bit Murmur3 hash

@@ -2,9 +2,9 @@ package dev.shardkit.benchmarks.micro;
 
 import dev.shardkit.benchmarks.harness.Nodes;
 import dev.shardkit.benchmarks.workloads.Counter;
-import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
-import dev.shardkit.sharding.internal.ShardingProtocol.DeliveryBatch;
-import dev.shardkit.sharding.internal.ShardingSerializer;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.DeliveryBatch;
+import dev.shardkit.sharding.internal.wire.ShardingSerializer;
 import java.io.NotSerializableException;
 import java.util.ArrayList;
 import java.util.List;

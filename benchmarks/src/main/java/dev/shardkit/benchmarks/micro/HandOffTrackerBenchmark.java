@@ -1,6 +1,6 @@
 package dev.shardkit.benchmarks.micro;
 
-import dev.shardkit.sharding.internal.HandOffTracker;
+import dev.shardkit.sharding.internal.coordinator.HandOffTracker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

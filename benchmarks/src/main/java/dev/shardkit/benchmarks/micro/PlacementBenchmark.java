@@ -2,7 +2,7 @@ package dev.shardkit.benchmarks.micro;
 
 import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
-import dev.shardkit.sharding.internal.Placement;
+import dev.shardkit.sharding.internal.coordinator.Placement;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;

@@ -1,6 +1,6 @@
 package dev.shardkit.benchmarks.micro;
 
-import dev.shardkit.sharding.internal.RoutingTable;
+import dev.shardkit.sharding.internal.region.RoutingTable;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -10,10 +10,29 @@ import dev.shardkit.sharding.MessageExtractor;
 import dev.shardkit.sharding.ShardAllocationStrategy;
 import dev.shardkit.sharding.ShardRegionState;
 import dev.shardkit.sharding.ShardingSettings;
-import dev.shardkit.sharding.internal.ShardingProtocol.CurrentRegions;
-import dev.shardkit.sharding.internal.ShardingProtocol.GetCurrentRegions;
-import dev.shardkit.sharding.internal.ShardingProtocol.GetRegionStats;
-import dev.shardkit.sharding.internal.ShardingProtocol.RegionStats;
+import dev.shardkit.sharding.internal.coordinator.CoordinatorLease;
+import dev.shardkit.sharding.internal.coordinator.CoordinatorSpec;
+import dev.shardkit.sharding.internal.coordinator.ShardCoordinator;
+import dev.shardkit.sharding.internal.gate.DeliveryGate;
+import dev.shardkit.sharding.internal.gate.NodeGate;
+import dev.shardkit.sharding.internal.membership.NodeAddress;
+import dev.shardkit.sharding.internal.region.EntityRefImpl;
+import dev.shardkit.sharding.internal.region.RegionEntrance;
+import dev.shardkit.sharding.internal.region.RegionHandle;
+import dev.shardkit.sharding.internal.region.RegionRequests;
+import dev.shardkit.sharding.internal.region.RegionSpec;
+import dev.shardkit.sharding.internal.region.RegionStatus;
+import dev.shardkit.sharding.internal.region.SerializabilityCheck;
+import dev.shardkit.sharding.internal.region.ShardRegion;
+import dev.shardkit.sharding.internal.store.StateStores;
+import dev.shardkit.sharding.internal.telemetry.TelemetryBindings;
+import dev.shardkit.sharding.internal.util.Arguments;
+import dev.shardkit.sharding.internal.util.ShardIdBounds;
+import dev.shardkit.sharding.internal.util.ShardIds;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.CurrentRegions;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.GetCurrentRegions;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.GetRegionStats;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.RegionStats;
 import dev.shardkit.sharding.spi.CoordinatorStateStoreProvider;
 import dev.shardkit.sharding.spi.RememberEntitiesStoreProvider;
 import java.time.Duration;
@@ -37,9 +56,9 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.Terminated;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.Cluster;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.singleton.ClusterSingletonManager;
@@ -57,6 +76,7 @@ import org.apache.pekko.cluster.singleton.ClusterSingletonProxySettings;
  * <p>Internal API: public only for {@code dev.shardkit.sharding.ClusterSharding}; not for
  * applications, and it may change in any release.
  */
+@InternalApi
 public final class StartedType {
   private final ActorSystem<?> system;
   private final EntityTypeKey<?> typeKey;

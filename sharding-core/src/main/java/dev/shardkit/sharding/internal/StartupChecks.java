@@ -21,6 +21,7 @@ import java.util.Optional;
  * <p>Internal API: public for the store modules; not for applications, and it may change in any
  * release.
  */
+@InternalApi
 public final class StartupChecks {
   /** Pekko's setting that names the downing provider; empty (Pekko's default) means none. */
   public static final String DOWNING_PROVIDER = "pekko.cluster.downing-provider-class";

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
  * <p>Internal API: public for the store modules; not for applications, and it may change in any
  * release.
  */
+@InternalApi
 public final class StartupWarnings implements Extension {
   private static final Logger LOG = LoggerFactory.getLogger(StartupWarnings.class);
 

@@ -1,5 +1,6 @@
 package dev.shardkit.sharding.internal;
 
+import dev.shardkit.sharding.internal.wire.ShardingProtocol;
 import org.apache.pekko.actor.SuppressedDeadLetter;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -19,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * count that grows while no node comes or goes does. One listener per actor system, started with
  * the first entity type.
  */
-final class SuppressedLetters implements Extension {
+@InternalApi
+public final class SuppressedLetters implements Extension {
 
   /** Named after this class, so that its DEBUG lines can be turned on alone. */
   private static final Logger LOG = LoggerFactory.getLogger(SuppressedLetters.class);

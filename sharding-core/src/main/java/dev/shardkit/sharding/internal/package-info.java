@@ -1,24 +1,26 @@
 /**
- * shardkit's runtime, not API. The actors are thin shells ({@code ShardCoordinator},
- * {@code ShardRegion}, {@code Shard}, each region's {@code DeliveryLink}s to other regions, the
- * node's {@code GateKeeper}) around pure units tested without actors: for the coordinator
- * {@code Placement}, {@code HandOffTracker}, {@code CoordinatorWrites}, {@code MemberSnapshot} and
- * {@code Settling}; for the region the {@code RoutingTable}, {@code RegionRouting},
- * {@code OwnerHandOffs}, {@code RegionLinks} with a link's {@code DeliveryWindow} and a receiving
- * region's {@code InboundSequences}; for the shard its {@code EntityTable} with checked
- * transitions. The protocol between them ({@link dev.shardkit.sharding.internal.ShardingProtocol})
- * has its own versioned binary serializer.
+ * shardkit's runtime, not API: nothing under {@code dev.shardkit.sharding.internal} is covered by
+ * compatibility promises. It is split by concern, and each subpackage's {@code package-info} says
+ * what it decides:
  *
- * <p>Nearly everything here is package-private. What is public is so only because something
- * outside the package must reach it, and says why in its Javadoc: {@link StartedType}, through
- * which {@code ClusterSharding} starts and reaches an entity type; what the health checks of
- * {@code dev.shardkit.sharding} decide from and with ({@link NodeHealth}, {@link Readiness},
- * {@link Liveness}, {@link ReadinessWindow}); the serializers, mailbox,
- * protocols and in-memory store that Pekko or the configuration name; the serializers' base, the
- * binary primitives and the persistent list that the store modules and
- * {@code spi.CoordinatorState} use; {@link AbstractEntityRef}, the base the testkit's
- * {@code TestEntityRef} shares with the runtime's {@code EntityRef} (and the one class that
- * implements a Pekko internal API); and {@link EntityProps}, with which {@code Entity} and
- * {@code ClusterSharding} check an entity type's props.
+ * <ul>
+ *   <li>{@code coordinator}: the singleton that decides where shards live and when they move;
+ *   <li>{@code region}: one node's region of a type, which routes every message;
+ *   <li>{@code shard}: one shard's entities, their lives and their remembered set;
+ *   <li>{@code delivery}: the links that carry messages to other nodes' regions, in order;
+ *   <li>{@code gate}: whether this node's entities may process messages now;
+ *   <li>{@code health}: the readiness and liveness checks;
+ *   <li>{@code telemetry}: what the machines report, handed to the telemetry bindings;
+ *   <li>{@code membership}: the cluster's membership as the machines see it;
+ *   <li>{@code machine}: what the control-plane machines and their actor shells share;
+ *   <li>{@code wire}: what crosses nodes, and its versioned binary format;
+ *   <li>{@code store}: the stores sharding-core ships and how a store mode finds its provider;
+ *   <li>{@code util}: id rules, the null rule and two collections that several packages use.
+ * </ul>
+ *
+ * <p>This package holds what ties them together for one entity type on a node: {@link StartedType}
+ * (its stores, coordinator singleton, region and gate, started by {@code ClusterSharding}), the
+ * checks and warnings at startup, and {@link InternalApi}, the mark of a type that is public only so
+ * that another shardkit package can reach it.
  */
 package dev.shardkit.sharding.internal;

@@ -6,7 +6,7 @@ import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionTerminated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
-import dev.shardkit.sharding.internal.PersistentList;
+import dev.shardkit.sharding.internal.store.PersistentList;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -13,7 +13,7 @@ import org.jetbrains.lincheck.datastructures.Validate;
  * explore, whatever the random scenarios happen to draw. Operations are named like
  * {@code "send:1"} (method {@code send} with the int argument 1) or {@code "close"}.
  */
-final class LincheckScenario {
+public final class LincheckScenario {
   private final Class<?> testClass;
   private final List<Actor> initial = new ArrayList<>();
   private final List<List<Actor>> parallel = new ArrayList<>();
@@ -26,27 +26,27 @@ final class LincheckScenario {
    * How many times the CI's share of scenarios and interleavings a run explores: 1 unless
    * {@code -Dlincheck.scale} says more (a longer run outside CI).
    */
-  static int scale() {
+  public static int scale() {
     return Math.max(1, Integer.getInteger("lincheck.scale", 1));
   }
 
-  static LincheckScenario of(Class<?> testClass) {
+  public static LincheckScenario of(Class<?> testClass) {
     return new LincheckScenario(testClass);
   }
 
   /** Operations run one after the other before the threads start. */
-  LincheckScenario initially(String... operations) {
+  public LincheckScenario initially(String... operations) {
     Arrays.stream(operations).map(this::actor).forEach(initial::add);
     return this;
   }
 
   /** One more thread of the parallel part, running these operations in order. */
-  LincheckScenario thread(String... operations) {
+  public LincheckScenario thread(String... operations) {
     parallel.add(Arrays.stream(operations).map(this::actor).toList());
     return this;
   }
 
-  ExecutionScenario build() {
+  public ExecutionScenario build() {
     Method validate = Arrays.stream(testClass.getMethods()).filter(m -> m.isAnnotationPresent(Validate.class))
         .findFirst().orElse(null);
     Actor validation = validate == null ? null : new Actor(validate, List.of());

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
-import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
-import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
-import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
+import dev.shardkit.sharding.internal.gate.GateKeeper;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.BeginHandOff;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.RegisterAck;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.ShardHomes;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;

@@ -3,7 +3,11 @@ package dev.shardkit.sharding.internal;
 import com.typesafe.config.ConfigFactory;
 import dev.shardkit.sharding.ShardAllocationStrategy;
 import dev.shardkit.sharding.ShardingSettings;
-import dev.shardkit.sharding.internal.MemberSnapshot.Node;
+import dev.shardkit.sharding.internal.coordinator.CoordinatorSpec;
+import dev.shardkit.sharding.internal.coordinator.ManualStateStore;
+import dev.shardkit.sharding.internal.coordinator.ShardCoordinator;
+import dev.shardkit.sharding.internal.membership.MemberSnapshot.Node;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
@@ -27,7 +31,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * them by node: resolved from their paths, nothing is ever sent to them. Registered as a JUnit
  * extension, it runs one actor system (that can resolve remote references) for a test class.
  */
-final class TestRefs implements BeforeAllCallback, AfterAllCallback {
+public final class TestRefs implements BeforeAllCallback, AfterAllCallback {
   private ActorTestKit testKit;
 
   @Override
@@ -43,7 +47,7 @@ final class TestRefs implements BeforeAllCallback, AfterAllCallback {
   }
 
   /** The test kit of the actor system, for tests that also run actors. */
-  ActorTestKit testKit() {
+  public ActorTestKit testKit() {
     return testKit;
   }
 
@@ -52,7 +56,7 @@ final class TestRefs implements BeforeAllCallback, AfterAllCallback {
    * with settings that {@code tune} makes of these: it settles at once and rebalances only when
    * the test says so.
    */
-  ActorRef<Object> coordinator(String typeName, CoordinatorStateStore store, ShardAllocationStrategy strategy,
+  public ActorRef<Object> coordinator(String typeName, CoordinatorStateStore store, ShardAllocationStrategy strategy,
       int knownShards, UnaryOperator<ShardingSettings> tune) {
     ShardingSettings settings = ShardingSettings.create(testKit.system()).withCoordinatorSettleTimeout(Duration.ZERO)
         .withRebalanceInterval(Duration.ofHours(1));
@@ -61,7 +65,7 @@ final class TestRefs implements BeforeAllCallback, AfterAllCallback {
   }
 
   /** A region (a probe) that has registered with {@code coordinator}, its registration stored. */
-  TestProbe<Object> registeredRegion(ActorRef<Object> coordinator, ManualStateStore store) throws Exception {
+  public TestProbe<Object> registeredRegion(ActorRef<Object> coordinator, ManualStateStore store) throws Exception {
     TestProbe<Object> region = testKit.createTestProbe(Object.class);
     coordinator.tell(new ShardingProtocol.Register(region.ref(), Set.of()));
     store.next().done().complete(null);
@@ -70,32 +74,32 @@ final class TestRefs implements BeforeAllCallback, AfterAllCallback {
   }
 
   /** The region of the test node with this number. */
-  ActorRef<Object> region(int n) {
+  public ActorRef<Object> region(int n) {
     return ActorRefResolver.get(testKit.system()).resolveActorRef(node(n) + "/system/shardkit-region-Test");
   }
 
   /** The proxy of the test node with this number. */
-  ActorRef<Object> proxy(int n) {
+  public ActorRef<Object> proxy(int n) {
     return ActorRefResolver.get(testKit.system()).resolveActorRef(node(n) + "/system/shardkit-proxy-Test");
   }
 
   /** A reference on this node (it has no host in its address). */
-  ActorRef<Object> local() {
+  public ActorRef<Object> local() {
     return testKit.createTestProbe(Object.class).ref();
   }
 
   /** The address of the test node with this number. */
-  static Address node(int n) {
+  public static Address node(int n) {
     return new Address("pekko", "Test", "127.0.0.1", 25500 + n);
   }
 
   /** The test node with this number as a member with this status and roles. */
-  static Node member(int n, MemberStatus status, String... roles) {
+  public static Node member(int n, MemberStatus status, String... roles) {
     return new Node(node(n), status, Set.of(roles));
   }
 
   /** {@code state} after {@code events}, in order. */
-  static CoordinatorState applied(CoordinatorState state, List<CoordinatorEvent> events) {
+  public static CoordinatorState applied(CoordinatorState state, List<CoordinatorEvent> events) {
     for (CoordinatorEvent e : events) {
       state = state.applied(e);
     }

@@ -1,6 +1,6 @@
 package dev.shardkit.sharding.ddata;
 
-import dev.shardkit.sharding.testkit.CoordinatorFailoverScenario;
+import dev.shardkit.sharding.testsupport.CoordinatorFailoverScenario;
 
 /** The coordinator's node crashes under traffic; its successor loads the state from ddata. */
 class DDataCoordinatorFailoverTest extends CoordinatorFailoverScenario {

@@ -10,7 +10,7 @@ import dev.shardkit.sharding.ddata.internal.DurableFile;
 import dev.shardkit.sharding.ddata.internal.GroupCommitDurableStore;
 import dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
-import dev.shardkit.sharding.testkit.Network;
+import dev.shardkit.sharding.testsupport.Network;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.nio.file.Path;
 import java.util.Map;

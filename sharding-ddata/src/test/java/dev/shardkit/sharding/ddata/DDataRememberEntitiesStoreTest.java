@@ -13,7 +13,7 @@ import dev.shardkit.sharding.ddata.internal.RememberedShardsKey;
 import dev.shardkit.sharding.ddata.internal.Replicators;
 import dev.shardkit.sharding.ddata.internal.ShardEntitiesKeys;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
-import dev.shardkit.sharding.testkit.Network;
+import dev.shardkit.sharding.testsupport.Network;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.io.File;
 import java.nio.file.Files;

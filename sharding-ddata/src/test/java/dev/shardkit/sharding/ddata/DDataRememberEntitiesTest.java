@@ -1,6 +1,6 @@
 package dev.shardkit.sharding.ddata;
 
-import dev.shardkit.sharding.testkit.RememberEntitiesScenario;
+import dev.shardkit.sharding.testsupport.RememberEntitiesScenario;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

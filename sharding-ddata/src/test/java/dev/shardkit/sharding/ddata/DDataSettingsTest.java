@@ -11,7 +11,7 @@ import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.ddata.internal.GroupCommitDurableStore;
 import dev.shardkit.sharding.ddata.internal.LmdbJvmOptions;
-import dev.shardkit.sharding.internal.StateStores;
+import dev.shardkit.sharding.internal.store.StateStores;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.shardkit.sharding.persistence;
 
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.await;
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.storeAll;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.await;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.storeAll;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.ClusterSharding;
@@ -9,14 +9,14 @@ import dev.shardkit.sharding.Entity;
 import dev.shardkit.sharding.EntityTypeKey;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.StableHashMessageExtractor;
-import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
+import dev.shardkit.sharding.testsupport.persistence.EmbeddedPostgresServer;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import dev.shardkit.sharding.spi.ShardingEvent;
-import dev.shardkit.sharding.testkit.Recorder;
-import dev.shardkit.sharding.testkit.Recorder.Command;
-import dev.shardkit.sharding.testkit.Recorder.Msg;
+import dev.shardkit.sharding.testsupport.Recorder;
+import dev.shardkit.sharding.testsupport.Recorder.Command;
+import dev.shardkit.sharding.testsupport.Recorder.Msg;
 import dev.shardkit.sharding.testkit.TelemetryRecorder;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.shardkit.sharding.persistence;
 
-import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresExtension;
-import dev.shardkit.sharding.testkit.CoordinatorFailoverScenario;
+import dev.shardkit.sharding.testsupport.persistence.EmbeddedPostgresExtension;
+import dev.shardkit.sharding.testsupport.CoordinatorFailoverScenario;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** sharding-core's coordinator failover scenario with the persistence store on a real PostgreSQL. */

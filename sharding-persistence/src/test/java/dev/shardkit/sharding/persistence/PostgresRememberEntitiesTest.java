@@ -1,7 +1,7 @@
 package dev.shardkit.sharding.persistence;
 
-import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresExtension;
-import dev.shardkit.sharding.testkit.RememberEntitiesScenario;
+import dev.shardkit.sharding.testsupport.persistence.EmbeddedPostgresExtension;
+import dev.shardkit.sharding.testsupport.RememberEntitiesScenario;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**

@@ -1,15 +1,15 @@
 package dev.shardkit.sharding.persistence;
 
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.await;
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.failureOf;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.await;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.failureOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.ShardingSettings;
-import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
-import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
+import dev.shardkit.sharding.testsupport.persistence.EmbeddedPostgresServer;
+import dev.shardkit.sharding.testsupport.persistence.StoreTestSupport;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;

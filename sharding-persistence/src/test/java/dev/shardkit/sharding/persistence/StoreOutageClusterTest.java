@@ -1,6 +1,6 @@
 package dev.shardkit.sharding.persistence;
 
-import dev.shardkit.sharding.persistence.testkit.StoreOutageScenario;
+import dev.shardkit.sharding.testsupport.persistence.StoreOutageScenario;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package dev.shardkit.sharding.testkit;
 
 import dev.shardkit.sharding.ClusterSharding;
-import dev.shardkit.sharding.internal.Arguments;
+import dev.shardkit.sharding.internal.util.Arguments;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorSystem;
 

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorSystem;
 
-import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
+import static dev.shardkit.sharding.internal.util.Arguments.requireNonNull;
 
 /**
  * A telemetry binding that keeps the {@link ShardingEvent}s of its actor system in memory, so

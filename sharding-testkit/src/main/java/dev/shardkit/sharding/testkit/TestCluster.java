@@ -14,7 +14,7 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 
-import static dev.shardkit.sharding.internal.Arguments.requireNonNull;
+import static dev.shardkit.sharding.internal.util.Arguments.requireNonNull;
 
 /**
  * Several real actor systems in one JVM, on 127.0.0.1 with Artery remoting and

@@ -2,8 +2,8 @@ package dev.shardkit.sharding.testkit;
 
 import dev.shardkit.sharding.EntityRef;
 import dev.shardkit.sharding.EntityTypeKey;
-import dev.shardkit.sharding.internal.AbstractEntityRef;
-import dev.shardkit.sharding.internal.Arguments;
+import dev.shardkit.sharding.internal.region.AbstractEntityRef;
+import dev.shardkit.sharding.internal.util.Arguments;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 

@@ -1,6 +1,6 @@
 package dev.shardkit.sharding.testkit;
 
-import dev.shardkit.sharding.internal.Arguments;
+import dev.shardkit.sharding.internal.util.Arguments;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.pekko.coordination.lease.LeaseException;

@@ -1,7 +1,7 @@
 package dev.shardkit.sharding.testkit;
 
 import dev.shardkit.sharding.ShardingSettings;
-import dev.shardkit.sharding.internal.Arguments;
+import dev.shardkit.sharding.internal.util.Arguments;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.spi.RememberEntitiesStoreProvider;
 import java.util.HashSet;

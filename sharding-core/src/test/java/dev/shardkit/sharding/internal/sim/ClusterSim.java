@@ -1,15 +1,15 @@
 package dev.shardkit.sharding.internal.sim;
 
-import dev.shardkit.sharding.internal.ClusterChange;
-import dev.shardkit.sharding.internal.CoordinatorInput;
-import dev.shardkit.sharding.internal.ShardIdBounds;
-import dev.shardkit.sharding.internal.ShardInput;
-import dev.shardkit.sharding.internal.ShardMachine;
-import dev.shardkit.sharding.internal.ShardingProtocol;
-import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
-import dev.shardkit.sharding.internal.SimHostWorld;
-import dev.shardkit.sharding.internal.SimLinkHost;
-import dev.shardkit.sharding.internal.SimRegionHost;
+import dev.shardkit.sharding.internal.membership.ClusterChange;
+import dev.shardkit.sharding.internal.coordinator.CoordinatorInput;
+import dev.shardkit.sharding.internal.util.ShardIdBounds;
+import dev.shardkit.sharding.internal.shard.ShardInput;
+import dev.shardkit.sharding.internal.shard.ShardMachine;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.region.SimHostWorld;
+import dev.shardkit.sharding.internal.delivery.SimLinkHost;
+import dev.shardkit.sharding.internal.region.SimRegionHost;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -25,8 +25,8 @@ import org.apache.pekko.cluster.MemberStatus;
 
 /**
  * The whole cluster in one simulation: on every node the real {@link
- * dev.shardkit.sharding.internal.RegionMachine} ({@link SimRegionHost}), its real link machines
- * and outboxes ({@link SimLinkHost}), the real {@link dev.shardkit.sharding.internal.ShardMachine}s
+ * dev.shardkit.sharding.internal.region.RegionMachine} ({@link SimRegionHost}), its real link machines
+ * and outboxes ({@link SimLinkHost}), the real {@link dev.shardkit.sharding.internal.shard.ShardMachine}s
  * ({@link SimShardHost}) with {@link SimEntity} incarnations, and the real coordinator machine as a
  * singleton on the oldest node (as {@link CoordinatorOnlySim} runs it, whose membership, network,
  * store, singleton and gate keepers this extends: the region subscribes to its node's keeper, and

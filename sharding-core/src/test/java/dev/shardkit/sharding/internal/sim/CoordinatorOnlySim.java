@@ -1,16 +1,16 @@
 package dev.shardkit.sharding.internal.sim;
 
 import dev.shardkit.sharding.LeastShardAllocationStrategy;
-import dev.shardkit.sharding.internal.ClusterChange;
-import dev.shardkit.sharding.internal.CoordinatorConfig;
-import dev.shardkit.sharding.internal.CoordinatorInput;
-import dev.shardkit.sharding.internal.CoordinatorMachine;
-import dev.shardkit.sharding.internal.GateProtocol.ConfirmMember;
-import dev.shardkit.sharding.internal.GateProtocol.MemberConfirmed;
-import dev.shardkit.sharding.internal.ShardIdBounds;
-import dev.shardkit.sharding.internal.ShardingProtocol;
-import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
-import dev.shardkit.sharding.internal.SimGateHost;
+import dev.shardkit.sharding.internal.membership.ClusterChange;
+import dev.shardkit.sharding.internal.coordinator.CoordinatorConfig;
+import dev.shardkit.sharding.internal.coordinator.CoordinatorInput;
+import dev.shardkit.sharding.internal.coordinator.CoordinatorMachine;
+import dev.shardkit.sharding.internal.gate.GateProtocol.ConfirmMember;
+import dev.shardkit.sharding.internal.gate.GateProtocol.MemberConfirmed;
+import dev.shardkit.sharding.internal.util.ShardIdBounds;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.BeginHandOff;
+import dev.shardkit.sharding.internal.gate.SimGateHost;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -750,7 +750,7 @@ class CoordinatorOnlySim implements SimMembership.Listener {
   private int superseded;
 
   void noticed(Object notice) {
-    if (notice instanceof dev.shardkit.sharding.internal.CoordinatorNotice.Superseded) {
+    if (notice instanceof dev.shardkit.sharding.internal.coordinator.CoordinatorNotice.Superseded) {
       superseded++;
     }
     NOTICES.computeIfAbsent(notice.getClass().getSimpleName(), k -> new java.util.concurrent.atomic.LongAdder())

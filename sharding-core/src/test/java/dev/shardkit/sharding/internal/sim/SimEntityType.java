@@ -1,7 +1,7 @@
 package dev.shardkit.sharding.internal.sim;
 
 import dev.shardkit.sharding.MessageExtractor;
-import dev.shardkit.sharding.internal.SimRegionHost;
+import dev.shardkit.sharding.internal.region.SimRegionHost;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.shardkit.sharding.internal.sim;
 
-import dev.shardkit.sharding.internal.ClusterChange;
+import dev.shardkit.sharding.internal.membership.ClusterChange;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

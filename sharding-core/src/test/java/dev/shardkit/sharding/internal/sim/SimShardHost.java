@@ -1,17 +1,17 @@
 package dev.shardkit.sharding.internal.sim;
 
-import dev.shardkit.sharding.internal.ShardCarryOver;
-import dev.shardkit.sharding.internal.ShardConfig;
-import dev.shardkit.sharding.internal.ShardDriver;
-import dev.shardkit.sharding.internal.ShardInput;
-import dev.shardkit.sharding.internal.ShardMachine;
-import dev.shardkit.sharding.internal.ShardNotice;
-import dev.shardkit.sharding.internal.ShardPorts;
-import dev.shardkit.sharding.internal.ShardProtocol;
-import dev.shardkit.sharding.internal.ShardProtocol.EntitiesLive;
-import dev.shardkit.sharding.internal.ShardProtocol.ShardSnapshot;
-import dev.shardkit.sharding.internal.ShardTimer;
-import dev.shardkit.sharding.internal.ShardingProtocol.Deliver;
+import dev.shardkit.sharding.internal.shard.ShardCarryOver;
+import dev.shardkit.sharding.internal.shard.ShardConfig;
+import dev.shardkit.sharding.internal.shard.ShardDriver;
+import dev.shardkit.sharding.internal.shard.ShardInput;
+import dev.shardkit.sharding.internal.shard.ShardMachine;
+import dev.shardkit.sharding.internal.shard.ShardNotice;
+import dev.shardkit.sharding.internal.shard.ShardPorts;
+import dev.shardkit.sharding.internal.shard.ShardProtocol;
+import dev.shardkit.sharding.internal.shard.ShardProtocol.EntitiesLive;
+import dev.shardkit.sharding.internal.shard.ShardProtocol.ShardSnapshot;
+import dev.shardkit.sharding.internal.shard.ShardTimer;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.Deliver;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -24,7 +24,7 @@ import org.apache.pekko.actor.typed.ActorRef;
  * One shard in the simulation: the real {@link ShardMachine} run by the real {@link ShardDriver},
  * with {@link ShardPorts} carried out by the simulation. Entities are {@link SimEntity}
  * incarnations; the delivery gate is the one its node's keeper keeps
- * ({@link dev.shardkit.sharding.internal.SimGateHost}). A message for an active entity takes the
+ * ({@link dev.shardkit.sharding.internal.gate.SimGateHost}). A message for an active entity takes the
  * fast lane ({@link ShardMachine#activeFor}), as the shard actor's delivery does.
  */
 final class SimShardHost implements ShardPorts<SimEntity> {

@@ -1,16 +1,16 @@
 package dev.shardkit.sharding.internal.sim;
 
-import dev.shardkit.sharding.internal.ShardingProtocol;
-import dev.shardkit.sharding.internal.ShardingProtocol.BeginHandOff;
-import dev.shardkit.sharding.internal.ShardingProtocol.GetShardHome;
-import dev.shardkit.sharding.internal.ShardingProtocol.GracefulShutdownReq;
-import dev.shardkit.sharding.internal.ShardingProtocol.HandOffDeclined;
-import dev.shardkit.sharding.internal.ShardingProtocol.HandOffMarker;
-import dev.shardkit.sharding.internal.ShardingProtocol.Register;
-import dev.shardkit.sharding.internal.ShardingProtocol.RegisterAck;
-import dev.shardkit.sharding.internal.ShardingProtocol.ShardHome;
-import dev.shardkit.sharding.internal.ShardingProtocol.ShardHomes;
-import dev.shardkit.sharding.internal.ShardingProtocol.ShardStopped;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.BeginHandOff;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.GetShardHome;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.GracefulShutdownReq;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.HandOffDeclined;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.HandOffMarker;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.Register;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.RegisterAck;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.ShardHome;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.ShardHomes;
+import dev.shardkit.sharding.internal.wire.ShardingProtocol.ShardStopped;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;

@@ -1,7 +1,7 @@
 package dev.shardkit.sharding.ddata.internal;
 
 import dev.shardkit.sharding.ddata.DDataSettings;
-import dev.shardkit.sharding.internal.ShardIds;
+import dev.shardkit.sharding.internal.util.ShardIds;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import dev.shardkit.sharding.spi.CoordinatorStateStore;

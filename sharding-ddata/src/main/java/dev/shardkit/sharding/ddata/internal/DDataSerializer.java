@@ -4,9 +4,9 @@ import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord.Version;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
-import dev.shardkit.sharding.internal.BinaryReader;
-import dev.shardkit.sharding.internal.BinaryWriter;
-import dev.shardkit.sharding.internal.ShardIds;
+import dev.shardkit.sharding.internal.wire.BinaryReader;
+import dev.shardkit.sharding.internal.wire.BinaryWriter;
+import dev.shardkit.sharding.internal.util.ShardIds;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -22,7 +22,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import dev.shardkit.sharding.internal.ShardkitSerializer;
+import dev.shardkit.sharding.internal.wire.ShardkitSerializer;
 
 /**
  * Pekko serializer for the data this module replicates: the split coordinator state's

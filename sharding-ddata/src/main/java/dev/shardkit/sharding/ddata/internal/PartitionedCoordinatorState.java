@@ -1,8 +1,8 @@
 package dev.shardkit.sharding.ddata.internal;
 
-import dev.shardkit.sharding.internal.BinaryReader;
-import dev.shardkit.sharding.internal.BinaryWriter;
-import dev.shardkit.sharding.internal.ShardIds;
+import dev.shardkit.sharding.internal.wire.BinaryReader;
+import dev.shardkit.sharding.internal.wire.BinaryWriter;
+import dev.shardkit.sharding.internal.util.ShardIds;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyTerminated;

@@ -1,7 +1,7 @@
 package dev.shardkit.sharding.ddata.internal;
 
 import dev.shardkit.sharding.ddata.DDataSettings;
-import dev.shardkit.sharding.internal.SameThreadStages;
+import dev.shardkit.sharding.internal.store.SameThreadStages;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

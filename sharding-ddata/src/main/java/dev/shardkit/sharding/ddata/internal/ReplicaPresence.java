@@ -1,6 +1,6 @@
 package dev.shardkit.sharding.ddata.internal;
 
-import dev.shardkit.sharding.internal.SameThreadStages;
+import dev.shardkit.sharding.internal.store.SameThreadStages;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,12 +2,12 @@ package dev.shardkit.sharding.ddata.internal;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.internal.ShardIds;
+import dev.shardkit.sharding.internal.util.ShardIds;
 import dev.shardkit.sharding.spi.CoordinatorState;
-import dev.shardkit.sharding.testkit.GoldenFiles.Sample;
-import dev.shardkit.sharding.testkit.SerializerFuzz;
-import dev.shardkit.sharding.testkit.SerializerFuzz.Golden;
-import dev.shardkit.sharding.testkit.SerializerFuzz.Report;
+import dev.shardkit.sharding.testsupport.GoldenFiles.Sample;
+import dev.shardkit.sharding.testsupport.SerializerFuzz;
+import dev.shardkit.sharding.testsupport.SerializerFuzz.Golden;
+import dev.shardkit.sharding.testsupport.SerializerFuzz.Report;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

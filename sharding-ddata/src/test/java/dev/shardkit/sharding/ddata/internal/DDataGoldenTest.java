@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.testkit.GoldenFiles;
-import dev.shardkit.sharding.testkit.GoldenFiles.Sample;
-import dev.shardkit.sharding.testkit.GoldenFiles.Stored;
+import dev.shardkit.sharding.testsupport.GoldenFiles;
+import dev.shardkit.sharding.testsupport.GoldenFiles.Sample;
+import dev.shardkit.sharding.testsupport.GoldenFiles.Stored;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -10,7 +10,7 @@ import dev.shardkit.sharding.ddata.internal.CoordinatorStateRecord.Version;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
-import dev.shardkit.sharding.internal.BinaryWriter;
+import dev.shardkit.sharding.internal.wire.BinaryWriter;
 import dev.shardkit.sharding.spi.CoordinatorState;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;

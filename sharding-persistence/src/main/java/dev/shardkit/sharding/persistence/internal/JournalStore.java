@@ -1,6 +1,6 @@
 package dev.shardkit.sharding.persistence.internal;
 
-import dev.shardkit.sharding.internal.SameThreadStages;
+import dev.shardkit.sharding.internal.store.SameThreadStages;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;

@@ -1,7 +1,7 @@
 package dev.shardkit.sharding.persistence.internal;
 
 import dev.shardkit.sharding.persistence.internal.StoredEvent.Kind;
-import dev.shardkit.sharding.internal.ShardIds;
+import dev.shardkit.sharding.internal.util.ShardIds;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyTerminated;

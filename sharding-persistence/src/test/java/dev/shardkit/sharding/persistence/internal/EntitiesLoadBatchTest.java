@@ -1,13 +1,13 @@
 package dev.shardkit.sharding.persistence.internal;
 
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.await;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.persistence.PersistenceRememberEntitiesStoreProvider;
-import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
+import dev.shardkit.sharding.testsupport.persistence.StoreTestSupport;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package dev.shardkit.sharding.persistence.internal;
 
 import dev.shardkit.sharding.persistence.internal.StoredEvent.Kind;
-import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
-import dev.shardkit.sharding.testkit.GoldenFiles;
-import dev.shardkit.sharding.testkit.GoldenFiles.Sample;
+import dev.shardkit.sharding.testsupport.persistence.StoreTestSupport;
+import dev.shardkit.sharding.testsupport.GoldenFiles;
+import dev.shardkit.sharding.testsupport.GoldenFiles.Sample;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
+import dev.shardkit.sharding.testsupport.persistence.StoreTestSupport;
 import dev.shardkit.sharding.spi.CoordinatorState;
-import dev.shardkit.sharding.testkit.GoldenFiles;
-import dev.shardkit.sharding.testkit.GoldenFiles.Sample;
-import dev.shardkit.sharding.testkit.GoldenFiles.Stored;
+import dev.shardkit.sharding.testsupport.GoldenFiles;
+import dev.shardkit.sharding.testsupport.GoldenFiles.Sample;
+import dev.shardkit.sharding.testsupport.GoldenFiles.Stored;
 import java.io.NotSerializableException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

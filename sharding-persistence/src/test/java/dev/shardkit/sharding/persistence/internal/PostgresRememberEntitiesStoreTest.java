@@ -1,8 +1,8 @@
 package dev.shardkit.sharding.persistence.internal;
 
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.await;
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.failureOf;
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.fullText;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.await;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.failureOf;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.fullText;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -12,10 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.shardkit.sharding.ShardingSettings;
 import dev.shardkit.sharding.persistence.PersistenceRememberEntitiesStoreProvider;
 import dev.shardkit.sharding.persistence.ShardingPersistenceIds;
-import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresExtension;
-import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
+import dev.shardkit.sharding.testsupport.persistence.EmbeddedPostgresExtension;
+import dev.shardkit.sharding.testsupport.persistence.StoreTestSupport;
 import dev.shardkit.sharding.spi.RememberEntitiesStore;
-import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testsupport.LogCapture;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,17 +1,17 @@
 package dev.shardkit.sharding.persistence.internal;
 
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.await;
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.failureOf;
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.fullText;
-import static dev.shardkit.sharding.persistence.testkit.StoreTestSupport.storeAll;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.await;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.failureOf;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.fullText;
+import static dev.shardkit.sharding.testsupport.persistence.StoreTestSupport.storeAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.shardkit.sharding.persistence.PersistenceCoordinatorStateStoreProvider;
 import dev.shardkit.sharding.persistence.ShardingPersistenceIds;
-import dev.shardkit.sharding.persistence.testkit.EmbeddedPostgresServer;
-import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
+import dev.shardkit.sharding.testsupport.persistence.EmbeddedPostgresServer;
+import dev.shardkit.sharding.testsupport.persistence.StoreTestSupport;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ProxyRegistered;
 import dev.shardkit.sharding.spi.CoordinatorEvent.RegionRegistered;
@@ -23,7 +23,7 @@ import dev.shardkit.sharding.spi.CoordinatorStateStore;
 import dev.shardkit.sharding.spi.CoordinatorStateSupersededException;
 import dev.shardkit.sharding.spi.LoadedCoordinatorState;
 import dev.shardkit.sharding.ShardingSettings;
-import dev.shardkit.sharding.testkit.LogCapture;
+import dev.shardkit.sharding.testsupport.LogCapture;
 import dev.shardkit.sharding.testkit.TestCluster;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -2,13 +2,13 @@ package dev.shardkit.sharding.persistence.internal;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.shardkit.sharding.internal.ShardIds;
-import dev.shardkit.sharding.persistence.testkit.StoreTestSupport;
+import dev.shardkit.sharding.internal.util.ShardIds;
+import dev.shardkit.sharding.testsupport.persistence.StoreTestSupport;
 import dev.shardkit.sharding.spi.CoordinatorEvent;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeAllocated;
 import dev.shardkit.sharding.spi.CoordinatorEvent.ShardHomeDeallocated;
 import dev.shardkit.sharding.spi.CoordinatorState;
-import dev.shardkit.sharding.testkit.SerializerFuzz;
+import dev.shardkit.sharding.testsupport.SerializerFuzz;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -3,6 +3,7 @@ package dev.shardkit.sharding.spi;
 import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.Address;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Something sharding's control plane did on one node, as a value a {@link ShardingTelemetry}
@@ -69,7 +70,8 @@ public sealed interface ShardingEvent {
    * @param latency from the write's start to the coordinator handling its answer
    * @param failure null if stored; otherwise the exception's class and message
    */
-  record CoordinatorStoreWrite(Address node, String typeName, int changes, Duration latency, String failure)
+  record CoordinatorStoreWrite(Address node, String typeName, int changes, Duration latency,
+      @Nullable String failure)
       implements Typed {}
 
   /**

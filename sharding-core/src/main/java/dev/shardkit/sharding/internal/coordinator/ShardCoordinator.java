@@ -89,7 +89,7 @@ public final class ShardCoordinator implements CoordinatorPorts {
         Duration.ofNanos(cluster.downingProvider().downRemovalMargin().toNanos()));
     this.members = new MembersFold(cluster.selfAddress());
     this.drops = new DropReporter(log, spec.typeName(), spec.settings().droppedMessageWarningInterval(),
-        Adapter.toClassic(context.getSystem()).eventStream()::publish, TelemetryBindings.get(context.getSystem()));
+        Adapter.toClassic(context.getSystem()).eventStream()::publish, telemetry);
     this.supervision = new CoordinatorSupervision(spec.settings().coordinatorFailureBackoffMin(),
         spec.settings().coordinatorFailureBackoffMax(), spec.settings().coordinatorFailureBackoffRandomFactor());
     this.machine = new CoordinatorMachine(config, context.getSelf(), 0, spec.handOffIds(), members);

@@ -75,7 +75,7 @@ public final class ShardRegion {
     this.log = context.getLog();
     this.telemetry = TelemetryBindings.get(context.getSystem());
     this.drops = new DropReporter(log, spec.typeName(), spec.settings().droppedMessageWarningInterval(),
-        Adapter.toClassic(context.getSystem()).eventStream()::publish, TelemetryBindings.get(context.getSystem()));
+        Adapter.toClassic(context.getSystem()).eventStream()::publish, telemetry);
     spec.handle().useDrops(drops);
     var classic = Adapter.toClassic(context.getSystem());
     this.serializer = DeliveryLink.serializer(classic);
